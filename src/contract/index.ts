@@ -1,0 +1,5 @@
+export * from './bounds';
+export * from './normalize';
+export * from './resources';
+export * from './requests';
+export * from './errors';
