@@ -3,3 +3,4 @@ export * from './normalize';
 export * from './resources';
 export * from './requests';
 export * from './errors';
+export * from './input';

@@ -1,0 +1,87 @@
+/** What one response told us of the key's rate window. */
+export interface RateWindowInfo {
+	limit?: number;
+	remaining?: number;
+	/** Seconds until the window resets (the service rounds up). */
+	resetSeconds?: number;
+}
+
+export type Reservation = { ticket: number } | { waitMs: number };
+
+/**
+ * The per-key rate window as this process knows it, shared by every client using the same base
+ * URL and key, so parallel executions together stay under the plan's rate instead of each
+ * discovering the limit by a 429.
+ *
+ * It spends the window's budget as fast as requests come, then holds new requests until the
+ * window resets. The estimate of what is left comes from `X-RateLimit-Remaining`, less requests
+ * issued after the one that reported it and still in flight (those were most likely not counted
+ * yet); the service's reset is rounded up, so the earliest estimate of the window end is kept.
+ */
+export class RateGate {
+	private limit?: number;
+	private remaining?: number;
+	private windowEndsAt?: number;
+	private readonly inFlight = new Set<number>();
+	private nextTicket = 1;
+
+	constructor(private readonly now: () => number) {}
+
+	/** Takes a slot now, or says how long to wait before asking again. */
+	tryReserve(): Reservation {
+		const now = this.now();
+		if (this.windowEndsAt !== undefined && now >= this.windowEndsAt) {
+			// A new window: its budget is the full limit (unknown until a response says).
+			this.remaining = this.limit;
+			this.windowEndsAt = undefined;
+		}
+		if (this.remaining !== undefined && this.remaining <= 0) {
+			if (this.windowEndsAt !== undefined) return { waitMs: Math.max(1, this.windowEndsAt - now) };
+			// Spent with no known reset: let one request probe the service.
+			this.remaining = undefined;
+		}
+		if (this.remaining !== undefined) this.remaining -= 1;
+		const ticket = this.nextTicket++;
+		this.inFlight.add(ticket);
+		return { ticket };
+	}
+
+	/** Frees a slot taken by tryReserve, learning from the response's headers when there was one. */
+	release(ticket: number, info: RateWindowInfo = {}): void {
+		this.inFlight.delete(ticket);
+		const now = this.now();
+		if (info.limit !== undefined) this.limit = info.limit;
+		if (info.resetSeconds !== undefined) {
+			const estimate = now + info.resetSeconds * 1000;
+			const sameWindow = this.windowEndsAt !== undefined && now < this.windowEndsAt;
+			this.windowEndsAt = sameWindow ? Math.min(this.windowEndsAt as number, estimate) : estimate;
+		}
+		if (info.remaining !== undefined) {
+			let issuedLater = 0;
+			for (const other of this.inFlight) if (other > ticket) issuedLater += 1;
+			const reported = Math.max(0, info.remaining - issuedLater);
+			this.remaining = this.remaining === undefined ? reported : Math.min(this.remaining, reported);
+		}
+	}
+
+	/** A 429 rate_limited: nothing more goes until `retryAfterMs` has passed. */
+	block(retryAfterMs: number): void {
+		this.remaining = 0;
+		this.windowEndsAt = this.now() + retryAfterMs;
+	}
+}
+
+const gates = new Map<string, RateGate>();
+
+/**
+ * The gate of one (base URL, key) pair in this process. The map key is only held in memory and
+ * never printed; callers may pass a digest instead of the raw key.
+ */
+export function rateGateFor(identity: string, now: () => number = Date.now): RateGate {
+	let gate = gates.get(identity);
+	if (!gate) {
+		gate = new RateGate(now);
+		gates.set(identity, gate);
+	}
+	return gate;
+}
