@@ -24,6 +24,8 @@ export class RateGate {
 	private windowEndsAt?: number;
 	private readonly inFlight = new Set<number>();
 	private nextTicket = 1;
+	/** How often a request re-checks while the answers that will reveal the new window are in flight. */
+	static readonly pollMs = 25;
 
 	constructor(private readonly now: () => number) {}
 
@@ -37,8 +39,10 @@ export class RateGate {
 		}
 		if (this.remaining !== undefined && this.remaining <= 0) {
 			if (this.windowEndsAt !== undefined) return { waitMs: Math.max(1, this.windowEndsAt - now) };
-			// Spent with no known reset: let one request probe the service.
-			this.remaining = undefined;
+			// Spent, and the window end not known yet: an answer in flight will tell it.
+			if (this.inFlight.size > 0) return { waitMs: RateGate.pollMs };
+			// Nothing in flight to learn from: let one request probe the service.
+			this.remaining = 1;
 		}
 		if (this.remaining !== undefined) this.remaining -= 1;
 		const ticket = this.nextTicket++;
