@@ -1,0 +1,49 @@
+import type { IAuthenticateGeneric, ICredentialTestRequest, ICredentialType, INodeProperties, Icon } from 'n8n-workflow';
+
+export class DecisionServiceApi implements ICredentialType {
+	name = 'decisionServiceApi';
+
+	displayName = 'Decision Service API';
+
+	icon: Icon = { light: 'file:../nodes/DecisionService/decisionService.svg', dark: 'file:../nodes/DecisionService/decisionService.dark.svg' };
+
+	documentationUrl = 'https://github.com/decision-service/n8n-nodes-decision-service#credentials';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'API Key',
+			name: 'apiKey',
+			type: 'string',
+			typeOptions: { password: true },
+			required: true,
+			default: '',
+			hint: 'Created in the app under Settings → API keys. Keys with _test_ in them are test keys, keys with _live_ are live keys.',
+		},
+		{
+			displayName: 'Base URL',
+			name: 'baseUrl',
+			type: 'string',
+			required: true,
+			default: '',
+			placeholder: 'https://api.example.com/v1',
+			hint: 'Must end with the API version, /v1. The local sandbox of this package is http://127.0.0.1:8787/v1.',
+		},
+	];
+
+	authenticate: IAuthenticateGeneric = {
+		type: 'generic',
+		properties: {
+			headers: {
+				Authorization: '=Bearer {{$credentials.apiKey}}',
+			},
+		},
+	};
+
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
+			url: '/decisions',
+			method: 'GET',
+		},
+	};
+}

@@ -1,0 +1,84 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { BOUNDS, SLUG_PATTERN } from '../../../src/contract';
+import { toNodeError } from '../transport';
+
+/** The decision picker shared by Decide and Get: a searchable list, or a slug typed by hand. */
+export const decisionLocator: INodeProperties = {
+	displayName: 'Decision',
+	name: 'decision',
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
+	required: true,
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			typeOptions: { searchListMethod: 'searchDecisions', searchable: true },
+		},
+		{
+			displayName: 'By Slug',
+			name: 'slug',
+			type: 'string',
+			placeholder: 'e.g. ticket-routing',
+			validation: [
+				{
+					type: 'regex',
+					properties: {
+						regex: SLUG_PATTERN.source,
+						errorMessage: `A slug is lower-case letters and digits separated by single hyphens, at most ${BOUNDS.slugMax} characters`,
+					},
+				},
+			],
+		},
+	],
+};
+
+export const returnAllAndLimit: INodeProperties[] = [
+	{
+		displayName: 'Return All',
+		name: 'returnAll',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to return all results or only up to a given limit',
+	},
+	{
+		displayName: 'Limit',
+		name: 'limit',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 50,
+		description: 'Max number of results to return',
+		displayOptions: { show: { returnAll: [false] } },
+	},
+];
+
+/**
+ * The loop of every one-output operation: one call per item, its result (an object or a list of
+ * them) as output items paired with the input item, and continue-on-fail handled the n8n way.
+ */
+export async function runPerItem(
+	context: IExecuteFunctions,
+	items: INodeExecutionData[],
+	call: (itemIndex: number) => Promise<IDataObject | IDataObject[]>,
+): Promise<INodeExecutionData[][]> {
+	const returnData: INodeExecutionData[] = [];
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		const pairedItem = { item: itemIndex };
+		try {
+			const result = await call(itemIndex);
+			for (const json of Array.isArray(result) ? result : [result]) returnData.push({ json, pairedItem });
+		} catch (error) {
+			const nodeError = toNodeError(context.getNode(), error, itemIndex);
+			if (!context.continueOnFail()) throw nodeError;
+			returnData.push({ json: { error: nodeError.message }, pairedItem });
+		}
+	}
+	return [returnData];
+}
+
+/** Applies Return All / Limit to a list the API returns whole. */
+export function limitResults<T>(context: IExecuteFunctions, itemIndex: number, results: T[]): T[] {
+	const returnAll = context.getNodeParameter('returnAll', itemIndex, false) as boolean;
+	return returnAll ? results : results.slice(0, context.getNodeParameter('limit', itemIndex, 50) as number);
+}

@@ -1,0 +1,28 @@
+import type { INodeProperties } from 'n8n-workflow';
+import * as create from './create.operation';
+import * as decide from './decide.operation';
+import * as get from './get.operation';
+import * as getAll from './getMany.operation';
+
+export { create, decide, get, getAll };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['decision'] } },
+		default: 'decide',
+		options: [
+			{ name: 'Create', value: 'create', description: 'Create a decision from a template, a description or a definition', action: 'Create a decision' },
+			{ name: 'Decide', value: 'decide', description: 'Route, score or classify each item', action: 'Decide on an item' },
+			{ name: 'Get', value: 'get', description: 'Get a decision with its context fields and options', action: 'Get a decision' },
+			{ name: 'Get Many', value: 'getAll', description: 'List the decisions of the account', action: 'Get many decisions' },
+		],
+	},
+	...decide.description,
+	...create.description,
+	...get.description,
+	...getAll.description,
+];

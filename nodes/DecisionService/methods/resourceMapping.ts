@@ -1,0 +1,62 @@
+import type { FieldType, ILoadOptionsFunctions, ResourceMapperField, ResourceMapperFields } from 'n8n-workflow';
+import type { ContextField, Decision } from '../../../src/contract';
+import { NO_LABEL_KEY } from '../outputs';
+import { createDecisionClient, toNodeError } from '../transport';
+
+async function currentDecision(context: ILoadOptionsFunctions): Promise<Decision | undefined> {
+	const slug = String(context.getCurrentNodeParameter('decision', { extractValue: true }) ?? '').trim();
+	if (!slug) return undefined;
+	try {
+		const client = await createDecisionClient(context);
+		return await client.getDecision(slug);
+	} catch (error) {
+		throw toNodeError(context.getNode(), error);
+	}
+}
+
+const FIELD_TYPES: Record<ContextField['type'], FieldType> = {
+	string: 'string',
+	number: 'number',
+	boolean: 'boolean',
+	object: 'object',
+	array: 'array',
+};
+
+/** The decision's declared context fields, as the Decide input form. */
+export async function getContextFields(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
+	const decision = await currentDecision(this);
+	if (!decision) return { fields: [] };
+	return {
+		fields: decision.context.fields.map(
+			(field): ResourceMapperField => ({
+				id: field.name,
+				// Personal-data fields are marked so users know they are pseudonymised before any model call.
+				displayName: field.pii ? `${field.name} (personal data)` : field.name,
+				required: field.required,
+				defaultMatch: false,
+				canBeUsedToMatch: false,
+				display: true,
+				type: FIELD_TYPES[field.type],
+			}),
+		),
+	};
+}
+
+/** One output per option (route), level, lowest first (score) or label (classify, plus "No Label"). */
+export async function getRouteOutputs(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
+	const decision = await currentDecision(this);
+	if (!decision) return { fields: [] };
+	const keys = (decision.type === 'route' ? decision.options : decision.type === 'score' ? decision.levels : decision.labels) ?? [];
+	const field = (id: string, displayName: string): ResourceMapperField => ({
+		id,
+		displayName,
+		required: false,
+		defaultMatch: false,
+		canBeUsedToMatch: false,
+		display: true,
+		type: 'string',
+	});
+	const fields = keys.map((key) => field(key, key));
+	if (decision.type === 'classify') fields.push(field(NO_LABEL_KEY, 'No Label'));
+	return { fields };
+}

@@ -1,0 +1,123 @@
+import { createHash } from 'crypto';
+import {
+	NodeApiError,
+	NodeOperationError,
+	sleep,
+	type IExecuteFunctions,
+	type IHttpRequestOptions,
+	type ILoadOptionsFunctions,
+	type INode,
+	type JsonObject,
+} from 'n8n-workflow';
+import {
+	DecisionClient,
+	DecisionServiceError,
+	InvalidRequestError,
+	TransportError,
+	classifyTransportCode,
+	type DecisionClientOptions,
+	type Transport,
+} from '../../src/client';
+
+export const CREDENTIAL_TYPE = 'decisionServiceApi';
+
+interface DecisionServiceCredentials {
+	apiKey: string;
+	baseUrl: string;
+}
+
+type Context = IExecuteFunctions | ILoadOptionsFunctions;
+
+interface FullResponse {
+	statusCode: number;
+	headers: Record<string, string | string[] | undefined>;
+	body: unknown;
+}
+
+/** The first system error code (ECONNREFUSED, ETIMEDOUT…) found on an error or its causes. */
+function systemCodeOf(error: unknown, depth = 0): string | undefined {
+	if (depth > 4 || typeof error !== 'object' || error === null) return undefined;
+	const record = error as Record<string, unknown>;
+	if (typeof record.code === 'string' && /^[A-Z_]+$/.test(record.code)) return record.code;
+	for (const key of ['cause', 'errorResponse', 'error', 'reason']) {
+		const code = systemCodeOf(record[key], depth + 1);
+		if (code) return code;
+	}
+	return undefined;
+}
+
+/**
+ * The client's transport on n8n's own HTTP helper, so n8n applies the credential, its proxy
+ * settings and "Allowed HTTP Request Domains". Status codes come back as data, never thrown:
+ * the client decides what each one means.
+ */
+function n8nTransport(context: Context): Transport {
+	return async (request) => {
+		const options: IHttpRequestOptions = {
+			method: request.method,
+			url: request.url,
+			headers: request.headers,
+			body: request.body,
+			json: false,
+			encoding: 'text',
+			returnFullResponse: true,
+			ignoreHttpStatusErrors: true,
+			timeout: request.timeoutMs,
+			abortSignal: request.signal,
+		};
+		try {
+			const response = (await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL_TYPE, options)) as FullResponse;
+			const headers: Record<string, string> = {};
+			for (const [name, value] of Object.entries(response.headers ?? {})) {
+				if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+			}
+			const body = typeof response.body === 'string' ? response.body : JSON.stringify(response.body ?? '');
+			return { status: response.statusCode, headers, body };
+		} catch (error) {
+			const code = systemCodeOf(error);
+			// Only the code travels on: n8n's wrapped error may quote request options.
+			throw new TransportError(classifyTransportCode(code), `Connection failed (${code ?? 'unknown error'}).`, code);
+		}
+	};
+}
+
+export type ClientSettings = Pick<DecisionClientOptions, 'timeoutMs' | 'concurrency' | 'maxRateLimitWaitMs'>;
+
+/** A client for this node's credential. The rate gate is shared per base URL and key digest. */
+export async function createDecisionClient(context: Context, settings: ClientSettings = {}): Promise<DecisionClient> {
+	const credentials = await context.getCredentials<DecisionServiceCredentials>(CREDENTIAL_TYPE);
+	const baseUrl = String(credentials.baseUrl ?? '').replace(/\/+$/, '');
+	if (!/^https?:\/\//.test(baseUrl)) {
+		throw new NodeOperationError(context.getNode(), 'The credential\'s Base URL must be an http(s) URL ending with /v1', {
+			description: 'Open the Decision Service credential and set Base URL, for example https://api.example.com/v1.',
+		});
+	}
+	const apiKey = String(credentials.apiKey ?? '');
+	const keyDigest = createHash('sha256').update(apiKey).digest('hex');
+	return new DecisionClient({
+		baseUrl,
+		transport: n8nTransport(context),
+		sleep,
+		rateGateKey: `${baseUrl}|${keyDigest}`,
+		secrets: [apiKey],
+		...settings,
+	});
+}
+
+/** An n8n error for a client error: message and hint a user can act on, never the key. */
+export function toNodeError(node: INode, error: unknown, itemIndex?: number): NodeApiError | NodeOperationError {
+	if (error instanceof InvalidRequestError && error.status === undefined) {
+		return new NodeOperationError(node, error.message, { itemIndex, description: error.hint });
+	}
+	if (error instanceof DecisionServiceError) {
+		const response: JsonObject = { message: error.message, code: error.code };
+		return new NodeApiError(node, response, {
+			message: error.message,
+			description: error.hint,
+			httpCode: error.status === undefined ? undefined : String(error.status),
+			itemIndex,
+		});
+	}
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
+	return new NodeOperationError(node, error instanceof Error ? error.message : String(error), { itemIndex });
+}
