@@ -75,7 +75,9 @@ function n8nTransport(context: Context): Transport {
 			return { status: response.statusCode, headers, body };
 		} catch (error) {
 			const code = systemCodeOf(error);
-			// Only the code travels on: n8n's wrapped error may quote request options.
+			// Only the code travels on: n8n's wrapped error may quote request options. The client
+			// catches this, and the node turns what the client throws into a NodeApiError (toNodeError).
+			// eslint-disable-next-line @n8n/community-nodes/require-node-api-error
 			throw new TransportError(classifyTransportCode(code), `Connection failed (${code ?? 'unknown error'}).`, code);
 		}
 	};

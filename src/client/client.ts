@@ -313,6 +313,8 @@ export class DecisionClient {
 		try {
 			json = JSON.parse(response.body);
 		} catch {
+			// src/ is n8n-free; the node turns every client error into a NodeApiError (toNodeError).
+			// eslint-disable-next-line @n8n/community-nodes/require-node-api-error
 			throw new ResponseFormatError({
 				code: 'invalid_response',
 				status: response.status,

@@ -1,0 +1,229 @@
+/**
+ * Runs our node inside n8n-core's own engine (WorkflowExecute), with a credentials helper that
+ * resolves the real credential type's `authenticate` expressions the way n8n does, and real HTTP
+ * to the sandbox. No n8n server: the engine, the node and the network are real.
+ */
+import {
+	Credentials,
+	ExecutionLifecycleHooks,
+	LoadOptionsContext,
+	WorkflowExecute,
+} from 'n8n-core';
+import {
+	ICredentialsHelper,
+	Workflow,
+	createRunExecutionData,
+	type ICredentialDataDecryptedObject,
+	type ICredentialType,
+	type IDataObject,
+	type IHttpRequestOptions,
+	type INode,
+	type INodeCredentialsDetails,
+	type INodeExecutionData,
+	type INodeType,
+	type INodeTypes,
+	type IRun,
+	type IWorkflowExecuteAdditionalData,
+	type INodeParameters,
+	type ILoadOptionsFunctions,
+} from 'n8n-workflow';
+import { DecisionServiceApi } from '../../credentials/DecisionServiceApi.credentials';
+import { DecisionService } from '../../nodes/DecisionService/DecisionService.node';
+
+export const NODE_TYPE = 'n8n-nodes-decision-service.decisionService';
+export const NODE_NAME = 'Decision Service';
+
+export interface EngineCredentials {
+	apiKey: string;
+	baseUrl: string;
+}
+
+class TestCredentialsHelper extends ICredentialsHelper {
+	constructor(
+		private readonly credentialType: ICredentialType,
+		private readonly data: ICredentialDataDecryptedObject,
+	) {
+		super();
+	}
+
+	getParentTypes(): string[] {
+		return [];
+	}
+
+	/** As n8n's CredentialsHelper: resolve each `=…` header expression with $credentials in scope. */
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		_typeName: string,
+		requestOptions: IHttpRequestOptions,
+		workflow: Workflow,
+		node: INode,
+	): Promise<IHttpRequestOptions> {
+		const authenticate = this.credentialType.authenticate;
+		if (typeof authenticate !== 'object') throw new Error('expected a generic authenticate');
+		const headers = { ...(requestOptions.headers ?? {}) } as IDataObject;
+		for (const [name, value] of Object.entries(authenticate.properties.headers ?? {})) {
+			headers[name] = workflow.expression.getSimpleParameterValue(node, value as string, 'internal', { $credentials: credentials }, undefined, '') as string;
+		}
+		return { ...requestOptions, headers };
+	}
+
+	async preAuthentication(): Promise<undefined> {
+		return undefined;
+	}
+
+	async runPreAuthentication(): Promise<undefined> {
+		return undefined;
+	}
+
+	isCredentialUsableByNode(): boolean {
+		return true;
+	}
+
+	async getDecrypted(): Promise<ICredentialDataDecryptedObject> {
+		return { ...this.data };
+	}
+
+	async getCredentials(nodeCredentials: INodeCredentialsDetails): Promise<Credentials> {
+		return new Credentials(nodeCredentials, this.credentialType.name, '');
+	}
+
+	async updateCredentials(): Promise<void> {}
+	async updateCredentialsOauthTokenData(): Promise<void> {}
+	getCredentialsProperties() {
+		return this.credentialType.properties;
+	}
+}
+
+export class SingleNodeTypes implements INodeTypes {
+	constructor(private readonly nodeType: INodeType) {}
+	getByName(): INodeType {
+		return this.nodeType;
+	}
+	getByNameAndVersion(): INodeType {
+		return this.nodeType;
+	}
+	getKnownTypes() {
+		return {};
+	}
+}
+
+export interface RunNodeOptions {
+	parameters: INodeParameters;
+	items: IDataObject[];
+	credentials: EngineCredentials;
+	onError?: INode['onError'];
+	/** Another build of the node (e.g. the bundled dist) instead of the source. */
+	nodeType?: INodeType;
+}
+
+export interface NodeRunResult {
+	/** Items per output of the node, as the engine recorded them (error output last when used). */
+	outputs: INodeExecutionData[][];
+	/** The node's error when the run failed. */
+	error?: { message: string; description?: string | null; context?: IDataObject };
+	run: IRun;
+	/** Everything the engine recorded, serialised: to assert that no secret leaked anywhere. */
+	serialised: string;
+}
+
+function buildWorkflow(options: Pick<RunNodeOptions, 'parameters' | 'onError' | 'nodeType'>) {
+	const nodeType = options.nodeType ?? new DecisionService();
+	const node: INode = {
+		id: 'decision-node',
+		name: NODE_NAME,
+		type: NODE_TYPE,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: options.parameters,
+		credentials: { decisionServiceApi: { id: 'cred-1', name: 'Sandbox' } },
+		...(options.onError ? { onError: options.onError } : {}),
+	};
+	const workflow = new Workflow({
+		id: 'engine-test',
+		nodes: [node],
+		connections: {},
+		nodeTypes: new SingleNodeTypes(nodeType),
+		active: false,
+		settings: { executionOrder: 'v1' },
+	});
+	return { workflow, node: workflow.getNode(NODE_NAME)! };
+}
+
+function additionalDataFor(credentials: EngineCredentials, hooks: ExecutionLifecycleHooks): IWorkflowExecuteAdditionalData {
+	const credentialsHelper = new TestCredentialsHelper(new DecisionServiceApi(), { ...credentials });
+	// The engine reads only some of these fields; the rest of the interface serves n8n's server.
+	return {
+		executionId: 'engine-test-run',
+		hooks,
+		credentialsHelper,
+		restApiUrl: 'http://127.0.0.1/rest',
+		instanceBaseUrl: 'http://127.0.0.1/',
+		webhookBaseUrl: 'http://127.0.0.1/webhook',
+		webhookWaitingBaseUrl: 'http://127.0.0.1/webhook-waiting',
+		webhookTestBaseUrl: 'http://127.0.0.1/webhook-test',
+		formWaitingBaseUrl: 'http://127.0.0.1/form-waiting',
+		variables: {},
+		currentNodeParameters: undefined,
+		executeWorkflow: async () => {
+			throw new Error('sub-workflows are not used in these tests');
+		},
+		getRunExecutionData: async () => undefined,
+		logAiEvent: () => {},
+		startRunnerTask: async () => {
+			throw new Error('task runners are not used in these tests');
+		},
+	} as unknown as IWorkflowExecuteAdditionalData;
+}
+
+/** Runs the node once on `items`, as the first node of a workflow, and returns what the engine recorded. */
+export async function runNode(options: RunNodeOptions): Promise<NodeRunResult> {
+	const { workflow, node } = buildWorkflow(options);
+	const hooks = new ExecutionLifecycleHooks('manual', 'engine-test-run', {
+		id: 'engine-test',
+		name: 'engine test',
+		active: false,
+		isArchived: false,
+		nodes: [node],
+		connections: {},
+		createdAt: new Date(),
+		updatedAt: new Date(),
+	} as never);
+	let finished: IRun | undefined;
+	hooks.addHandler('workflowExecuteAfter', (run) => {
+		finished = run;
+	});
+	const runExecutionData = createRunExecutionData({
+		executionData: {
+			nodeExecutionStack: [{ node, data: { main: [options.items.map((json) => ({ json }))] }, source: null }],
+		},
+	});
+	const execute = new WorkflowExecute(additionalDataFor(options.credentials, hooks), 'manual', runExecutionData);
+	const returned = await execute.processRunExecutionData(workflow);
+	const run = finished ?? returned;
+	const task = run.data.resultData.runData[NODE_NAME]?.[0];
+	const error = task?.error ?? run.data.resultData.error;
+	return {
+		outputs: (task?.data?.main ?? []).map((output: INodeExecutionData[] | null) => output ?? []),
+		error: error ? { message: error.message, description: (error as { description?: string | null }).description, context: (error as { context?: IDataObject }).context } : undefined,
+		run,
+		serialised: JSON.stringify(run),
+	};
+}
+
+/** The node's outputs as n8n computes them from the parameters (names shown on the canvas). */
+export function outputNames(parameters: INodeParameters, nodeType?: INodeType): string[] {
+	const { workflow, node } = buildWorkflow({ parameters, nodeType });
+	const description = (nodeType ?? new DecisionService()).description;
+	return (workflow.expression.getSimpleParameterValue(node, description.outputs as string, 'internal', {}) as Array<{ displayName?: string }>).map(
+		(output) => output.displayName ?? 'main',
+	);
+}
+
+/** A load-options context of n8n-core for the node with these parameters, for listSearch, loadOptions and resourceMapping. */
+export function loadOptionsContext(parameters: INodeParameters, credentials: EngineCredentials): ILoadOptionsFunctions {
+	const { workflow, node } = buildWorkflow({ parameters });
+	const hooks = new ExecutionLifecycleHooks('manual', 'engine-test-run', {} as never);
+	const additionalData = additionalDataFor(credentials, hooks);
+	additionalData.currentNodeParameters = parameters;
+	return new LoadOptionsContext(workflow, node, additionalData, 'parameters');
+}
