@@ -46,7 +46,7 @@ describe('create request validation', () => {
 	const definition = { name: 'Tickets', type: 'route', instructions: 'Where does this ticket go?' } as const;
 
 	it('selects the shape by the fields present', () => {
-		const template = validateCreateDecisionRequest({ template: 'support-triage' });
+		const template = validateCreateDecisionRequest({ template: 'support-ticket-routing' });
 		const description = validateCreateDecisionRequest({ describe: 'Route tickets to billing or tech' });
 		const explicit = validateCreateDecisionRequest({ ...definition, options: 'a, b' });
 		expect([template, description, explicit].map((v) => v.ok && v.value.shape)).toEqual(['template', 'description', 'definition']);

@@ -1,0 +1,43 @@
+import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import * as resourceMapping from '../../nodes/DecisionService/methods/resourceMapping';
+import { loadOptionsContext, runNode, type EngineCredentials, type RunNodeOptions } from '../support/n8n-engine';
+
+export function locator(slug: string) {
+	return { __rl: true, mode: 'list', value: slug };
+}
+
+/** The Outputs parameter as the editor saves it: loaded from the decision by the node's own method. */
+export async function loadRoutes(slug: string, credentials: EngineCredentials): Promise<INodeParameters> {
+	const context = loadOptionsContext({ resource: 'decision', operation: 'decide', decision: locator(slug) }, credentials);
+	const { fields } = await resourceMapping.getRouteOutputs.call(context);
+	return { mappingMode: 'defineBelow', value: {}, matchingColumns: [], schema: fields } as unknown as INodeParameters;
+}
+
+export function decideParameters(slug: string, routes: INodeParameters | undefined, extra: INodeParameters = {}): INodeParameters {
+	return {
+		resource: 'decision',
+		operation: 'decide',
+		decision: locator(slug),
+		inputMode: 'json',
+		jsonInput: '={{ $json }}',
+		outputMode: routes ? 'routeToOutputs' : 'singleOutput',
+		...(routes ? { routes } : {}),
+		options: {},
+		...extra,
+	};
+}
+
+export async function decide(options: Omit<RunNodeOptions, 'parameters'> & { slug: string; routes?: INodeParameters; extra?: INodeParameters }) {
+	return runNode({ ...options, parameters: decideParameters(options.slug, options.routes, options.extra) });
+}
+
+/** Input item indexes that reached each output. */
+export function pairedIndexes(outputs: INodeExecutionData[][]): number[][] {
+	return outputs.map((items) =>
+		items.map((item) => {
+			const paired = item.pairedItem;
+			if (typeof paired !== 'object' || paired === null || Array.isArray(paired)) throw new Error('expected one pairedItem per item');
+			return paired.item;
+		}),
+	);
+}
