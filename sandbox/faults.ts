@@ -1,0 +1,172 @@
+import { z } from 'zod/v4';
+import { ERROR_STATUS, type ErrorCode } from '../src/contract';
+
+/**
+ * Fault injection (control surface `POST /_control/faults`): what a flaky network or gateway in
+ * front of the service would do. Rules are tried in order for each request outside `/_control`;
+ * a rule matches on method and path (a regular expression tested against the path with `/v1`,
+ * without the query string); a matching rule draws one number from the seeded PRNG and fires
+ * when it is below `probability`, at most `times` times. The first rule that fires applies, the
+ * others are skipped for that request. With the same seed and the same sequence of requests the
+ * same requests fail.
+ *
+ * Effects of a fired rule, in this order:
+ * - `latency_ms`: waits before handling.
+ * - `reset: 'before'`: destroys the connection before any handling (nothing changed, nothing charged).
+ * - `status`: answers that status with the error envelope instead of handling (nothing changed,
+ *   nothing charged). Code defaults by status (500 internal_error, 502 bad_gateway,
+ *   503 service_unavailable, 504 gateway_timeout, 429 rate_limited, else the first code of
+ *   ERROR_STATUS with that status). A 429 carries `Retry-After` (`retry_after`, default 1 s).
+ * - `primary_timeout`: a decide waits the primary-engine timeout, then answers with
+ *   `llm_fallback` (`fallback_reason: "primary_timeout"`).
+ * - `reset: 'after'`: the request is handled (state changed, usage charged), then the
+ *   connection is destroyed without any response.
+ * - `malformed`: the request is handled, then answered 200 with a truncated, non-JSON body.
+ */
+
+export const faultRuleSchema = z.object({
+	method: z.string().min(1).optional(),
+	path: z
+		.string()
+		.optional()
+		.refine(
+			(source) => {
+				if (source === undefined) return true;
+				try {
+					new RegExp(source);
+					return true;
+				} catch {
+					return false;
+				}
+			},
+			{ message: 'must be a valid regular expression' },
+		),
+	probability: z.number().min(0).max(1).optional(),
+	times: z.number().int().min(0).optional(),
+	latency_ms: z.number().int().min(0).max(120_000).optional(),
+	status: z.number().int().min(100).max(599).optional(),
+	code: z.string().min(1).optional(),
+	message: z.string().optional(),
+	retry_after: z.number().int().min(0).optional(),
+	reset: z.enum(['before', 'after']).optional(),
+	malformed: z.boolean().optional(),
+	primary_timeout: z.boolean().optional(),
+});
+
+export const faultsRequestSchema = z.object({
+	seed: z.number().int().optional(),
+	rules: z.array(faultRuleSchema),
+});
+
+export type FaultRule = z.output<typeof faultRuleSchema>;
+
+/** What applies to one request. */
+export interface FiredFault {
+	rule: number;
+	latencyMs: number;
+	resetBefore: boolean;
+	resetAfter: boolean;
+	status?: number;
+	code?: string;
+	message?: string;
+	retryAfter: number;
+	malformed: boolean;
+	primaryTimeout: boolean;
+}
+
+/** mulberry32: a tiny seeded PRNG, uniform in [0, 1). */
+export function mulberry32(seed: number): () => number {
+	let state = seed >>> 0;
+	return () => {
+		state = (state + 0x6d2b79f5) >>> 0;
+		let t = state;
+		t = Math.imul(t ^ (t >>> 15), t | 1);
+		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+}
+
+export function defaultFaultCode(status: number): string {
+	switch (status) {
+		case 500:
+			return 'internal_error';
+		case 502:
+			return 'bad_gateway';
+		case 503:
+			return 'service_unavailable';
+		case 504:
+			return 'gateway_timeout';
+		case 429:
+			return 'rate_limited';
+		default: {
+			const match = (Object.keys(ERROR_STATUS) as ErrorCode[]).find((code) => ERROR_STATUS[code] === status);
+			return match ?? 'internal_error';
+		}
+	}
+}
+
+interface ActiveRule {
+	rule: FaultRule;
+	pattern?: RegExp;
+	fired: number;
+}
+
+export class FaultInjector {
+	private rules: ActiveRule[] = [];
+	private random: () => number;
+	private seed: number;
+
+	constructor(private readonly defaultSeed = 1) {
+		this.seed = defaultSeed;
+		this.random = mulberry32(defaultSeed);
+	}
+
+	/** Replaces the rules and restarts the PRNG (with `seed`, or the sandbox's fault seed). */
+	set(rules: FaultRule[], seed?: number): void {
+		this.seed = seed ?? this.defaultSeed;
+		this.random = mulberry32(this.seed);
+		this.rules = rules.map((rule) => ({
+			rule,
+			pattern: rule.path === undefined ? undefined : new RegExp(rule.path),
+			fired: 0,
+		}));
+	}
+
+	clear(): void {
+		this.set([]);
+	}
+
+	describe(): { seed: number; rules: Array<FaultRule & { fired: number }> } {
+		return { seed: this.seed, rules: this.rules.map(({ rule, fired }) => ({ ...rule, fired })) };
+	}
+
+	/** Decides what happens to a request; undefined when no rule fires. */
+	next(method: string, path: string): FiredFault | undefined {
+		for (let index = 0; index < this.rules.length; index += 1) {
+			const active = this.rules[index];
+			const { rule } = active;
+			if (rule.method !== undefined && rule.method.toUpperCase() !== method.toUpperCase()) continue;
+			if (active.pattern && !active.pattern.test(path)) continue;
+			if (rule.times !== undefined && active.fired >= rule.times) continue;
+			const draw = this.random();
+			if (draw >= (rule.probability ?? 1)) continue;
+			active.fired += 1;
+			const fired: FiredFault = {
+				rule: index,
+				latencyMs: rule.latency_ms ?? 0,
+				resetBefore: rule.reset === 'before',
+				resetAfter: rule.reset === 'after',
+				retryAfter: rule.retry_after ?? 1,
+				malformed: rule.malformed ?? false,
+				primaryTimeout: rule.primary_timeout ?? false,
+			};
+			if (rule.status !== undefined) {
+				fired.status = rule.status;
+				fired.code = rule.code ?? defaultFaultCode(rule.status);
+				fired.message = rule.message;
+			}
+			return fired;
+		}
+		return undefined;
+	}
+}

@@ -1,0 +1,383 @@
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { BOUNDS, RATE_LIMIT_HEADERS } from '../src/contract';
+import * as api from './api';
+import { sleep } from './clock';
+import { controlRoutes } from './control';
+import { ApiError, type Result } from './errors';
+import { FaultInjector, type FiredFault } from './faults';
+import type { Plan } from './plans';
+import { DEMO_KEYS } from './seed';
+import { SandboxStore, StoreFile, type Account } from './store';
+
+export { DEMO_KEYS } from './seed';
+export { SandboxStore } from './store';
+
+export interface SandboxOptions {
+	/** Default 127.0.0.1. */
+	host?: string;
+	/** Default 8787; 0 = a free port. */
+	port?: number;
+	/** Persist the state to this JSON file: loaded at start when present, saved after changes (debounced) and on close. */
+	dataFile?: string;
+	/**
+	 * The control surface under /_control. Default: on when the host is a loopback address, off
+	 * otherwise; `true` forces it on whatever the host, `false` turns it off.
+	 */
+	control?: boolean;
+	/** The local drafter for `describe` (otherwise 503 generation_unavailable). Default false. */
+	drafter?: boolean;
+	/** Seed of the fault-injection PRNG when a rule set gives none. Default 1. */
+	faultSeed?: number;
+	/** One line per request: method, path, status, ms. Never headers, keys, query strings or bodies. Default false. */
+	log?: boolean;
+	/** How long the primary engine hangs under a `primary_timeout` fault before the fallback answers. Default 250 ms. */
+	primaryTimeoutMs?: number;
+}
+
+export interface RunningSandbox {
+	/** http://127.0.0.1:PORT */
+	origin: string;
+	/** origin + '/v1' */
+	baseUrl: string;
+	store: SandboxStore;
+	/** Whether /_control is served. */
+	control: boolean;
+	close(): Promise<void>;
+}
+
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_PRIMARY_TIMEOUT_MS = 250;
+
+export function isLoopback(host: string): boolean {
+	const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+	return bare === 'localhost' || bare === '::1' || /^127\./.test(bare) || /^::ffff:127\./.test(bare);
+}
+
+/** What one request carries through the hooks, the handler and the answer. */
+interface RequestState {
+	started: number;
+	fault?: FiredFault;
+	account?: Account;
+	key?: string;
+	/** Set once a request took a unit of the rate budget (null for plans without a limit). */
+	rateToken?: number | null;
+	/** Set once a decide took a unit of the monthly quota. */
+	quotaPeriod?: string;
+	finished: boolean;
+}
+
+function pathOf(url: string): string {
+	const query = url.indexOf('?');
+	return query < 0 ? url : url.slice(0, query);
+}
+
+function bearer(header: string | undefined): string | undefined {
+	if (!header) return undefined;
+	const match = /^\s*bearer\s+(\S+)\s*$/i.exec(header);
+	return match ? match[1] : undefined;
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
+	const host = options.host ?? '127.0.0.1';
+	const controlOn = options.control ?? isLoopback(host);
+	const defaults = {
+		drafter: options.drafter ?? false,
+		primaryTimeoutMs: options.primaryTimeoutMs ?? DEFAULT_PRIMARY_TIMEOUT_MS,
+	};
+	const store = new SandboxStore();
+	if (options.dataFile) store.loadFile(options.dataFile);
+	const storeFile = options.dataFile ? new StoreFile(store, options.dataFile) : undefined;
+	const faults = new FaultInjector(options.faultSeed ?? 1);
+	const runtime: api.Runtime = { store, origin: '', config: { ...defaults } };
+	const states = new WeakMap<FastifyRequest, RequestState>();
+	const log = options.log
+		? (method: string, url: string, status: number | string, ms: number) => {
+				process.stdout.write(`${method} ${pathOf(url)} ${status} ${ms.toFixed(1)}ms\n`);
+			}
+		: undefined;
+
+	const app: FastifyInstance = Fastify({
+		logger: false,
+		bodyLimit: BOUNDS.bodyMaxBytes,
+		forceCloseConnections: true,
+		routerOptions: { maxParamLength: 2048 },
+	});
+
+	// Any content type is parsed as JSON; an empty body is "no body".
+	app.removeAllContentTypeParsers();
+	app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+		const text = typeof body === 'string' ? body : body.toString('utf8');
+		if (text.trim() === '') {
+			done(null, undefined);
+			return;
+		}
+		try {
+			done(null, JSON.parse(text));
+		} catch (error) {
+			done(new ApiError('invalid_json', `The body is not valid JSON: ${(error as Error).message}`), undefined);
+		}
+	});
+
+	const rateHeaders = (key: string, plan: Plan): Record<string, string> => {
+		const info = store.rate(key, plan);
+		if (!info) return {}; // the unlimited plan: no rate limit, no headers
+		const resetMs = info.resetMs > 0 ? info.resetMs : store.rateWindowMs;
+		return {
+			[RATE_LIMIT_HEADERS.limit]: String(info.limit),
+			[RATE_LIMIT_HEADERS.remaining]: String(info.remaining),
+			[RATE_LIMIT_HEADERS.reset]: String(Math.max(1, Math.ceil(resetMs / 1000))),
+		};
+	};
+
+	const destroy = (request: FastifyRequest, reply: FastifyReply, what: string): FastifyReply => {
+		const state = states.get(request);
+		log?.(request.method, request.url, what, performance.now() - (state?.started ?? performance.now()));
+		reply.hijack();
+		request.raw.socket?.destroy();
+		return reply;
+	};
+
+	/**
+	 * Sends an answer. Every answer goes through here: an error gives back the rate and quota
+	 * units the request took (errors count against neither), authenticated /v1 answers get the
+	 * rate-limit headers, and `reset: after` / `malformed` faults act on the finished answer.
+	 */
+	const finish = (request: FastifyRequest, reply: FastifyReply, result: Result): FastifyReply => {
+		const state = states.get(request);
+		const headers: Record<string, string> = { ...result.headers };
+		if (state && !state.finished) {
+			state.finished = true;
+			if (state.account && state.key) {
+				const failed = result.status < 200 || result.status >= 300;
+				if (failed && state.rateToken !== undefined) store.releaseRate(state.key, state.rateToken);
+				if (failed && state.quotaPeriod !== undefined) store.releaseQuota(state.account, state.quotaPeriod);
+				Object.assign(headers, rateHeaders(state.key, store.plan(state.account)));
+			}
+		}
+		const fault = state?.fault;
+		if (fault?.resetAfter) return destroy(request, reply, 'reset-after');
+		if (fault?.malformed) {
+			const text = JSON.stringify(result.body) ?? '{}';
+			return reply
+				.code(200)
+				.headers(headers)
+				.header('content-type', 'application/json; charset=utf-8')
+				.send(text.slice(0, Math.max(1, Math.floor(text.length / 2))));
+		}
+		return reply.code(result.status).headers(headers).send(result.body);
+	};
+
+	const fail = (request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply => {
+		if (error instanceof ApiError) return finish(request, reply, error.toResult());
+		const status = (error as { statusCode?: number }).statusCode;
+		if (status === 413) {
+			return finish(
+				request,
+				reply,
+				new ApiError('payload_too_large', `The body is larger than ${BOUNDS.bodyMaxBytes} bytes.`).toResult(),
+			);
+		}
+		if (typeof status === 'number' && status >= 400 && status < 500) {
+			return finish(request, reply, new ApiError('invalid_request', (error as Error).message, undefined, {}, status).toResult());
+		}
+		process.stderr.write(`sandbox: internal error on ${request.method} ${pathOf(request.url)}: ${(error as Error)?.stack ?? String(error)}\n`);
+		return finish(request, reply, new ApiError('internal_error', 'Internal error in the sandbox.').toResult());
+	};
+
+	const handle =
+		(fn: (request: FastifyRequest) => Result | Promise<Result>) =>
+		async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+			try {
+				return finish(request, reply, await fn(request));
+			} catch (error) {
+				return fail(request, reply, error);
+			}
+		};
+
+	app.setErrorHandler((error, request, reply) => fail(request, reply, error));
+	app.setNotFoundHandler((request, reply) =>
+		finish(request, reply, new ApiError('not_found', `No route ${request.method} ${pathOf(request.url)}.`).toResult()),
+	);
+
+	// Every request: its state, the JSON-for-any-content-type rule, and fault injection (not on /_control).
+	app.addHook('onRequest', async (request, reply) => {
+		const state: RequestState = { started: performance.now(), finished: false };
+		states.set(request, state);
+		if (request.raw.headers['content-type'] !== undefined) request.raw.headers['content-type'] = 'application/json';
+		const path = pathOf(request.url);
+		if (path === '/_control' || path.startsWith('/_control/')) return;
+		const fault = faults.next(request.method, path);
+		if (!fault) return;
+		state.fault = fault;
+		await sleep(fault.latencyMs);
+		if (fault.resetBefore) return destroy(request, reply, 'reset-before');
+		if (fault.status !== undefined) {
+			const code = fault.code ?? 'internal_error';
+			const headers: Record<string, string> = {};
+			let details: unknown;
+			if (fault.status === 429) {
+				headers[RATE_LIMIT_HEADERS.retryAfter] = String(fault.retryAfter);
+				const resolved = store.resolveKey(bearer(request.headers.authorization));
+				const plan = resolved.status === 'ok' ? store.plan(resolved.account) : undefined;
+				if (code === 'rate_limited') details = { limit: plan?.rateLimit ?? 0, retry_after: fault.retryAfter };
+				if (code === 'quota_exceeded' && resolved.status === 'ok') {
+					details = {
+						used: store.usage(resolved.account).used,
+						quota: plan?.quota ?? 0,
+						retry_after: fault.retryAfter,
+						upgrade_url: `${runtime.origin}/app/settings/billing`,
+					};
+				}
+			}
+			const message = fault.message ?? `Injected fault: ${fault.status} ${code}.`;
+			return finish(request, reply, new ApiError(code, message, details, headers, fault.status).toResult());
+		}
+		return undefined;
+	});
+
+	if (log) {
+		app.addHook('onResponse', async (request, reply) => {
+			log(request.method, request.url, reply.statusCode, reply.elapsedTime);
+		});
+	}
+
+	// The API, under /v1: authentication and the rate limit apply to every route.
+	await app.register(
+		async (v1) => {
+			v1.addHook('onRequest', async (request, reply) => {
+				const state = states.get(request);
+				if (!state || reply.sent) return undefined;
+				const resolved = store.resolveKey(bearer(request.headers.authorization));
+				if (resolved.status !== 'ok') {
+					const message = {
+						missing: 'Missing API key: send the header "Authorization: Bearer <API key>".',
+						unknown: 'Invalid API key.',
+						revoked: 'This API key was revoked: create a new key in the app under Settings, API keys.',
+					}[resolved.status];
+					return finish(request, reply, new ApiError('unauthorized', message).toResult());
+				}
+				state.account = resolved.account;
+				state.key = resolved.key;
+				const plan = store.plan(resolved.account);
+				const reserved = store.reserveRate(resolved.key, plan);
+				if (!reserved.ok) {
+					const retryAfter = Math.max(1, Math.ceil(reserved.info.resetMs / 1000));
+					return finish(
+						request,
+						reply,
+						new ApiError(
+							'rate_limited',
+							`Rate limit reached: ${reserved.info.limit} requests per minute for this key. Retry in ${retryAfter} s.`,
+							{ limit: reserved.info.limit, retry_after: retryAfter },
+							{ [RATE_LIMIT_HEADERS.retryAfter]: String(retryAfter) },
+						).toResult(),
+					);
+				}
+				state.rateToken = reserved.token;
+				return undefined;
+			});
+
+			const accountOf = (request: FastifyRequest): Account => {
+				const account = states.get(request)?.account;
+				if (!account) throw new Error('internal: unauthenticated request reached a handler');
+				return account;
+			};
+			type SlugParams = { Params: { slug: string } };
+
+			v1.post<SlugParams>(
+				'/decide/:slug',
+				handle((request) => {
+					const state = states.get(request);
+					const params = request.params as { slug: string };
+					return api.decide(
+						runtime,
+						{
+							account: accountOf(request),
+							primaryTimeout: state?.fault?.primaryTimeout ?? false,
+							onQuotaReserved: (period) => {
+								if (state) state.quotaPeriod = period;
+							},
+						},
+						params.slug,
+						request.body,
+					);
+				}),
+			);
+			v1.post(
+				'/runs/:run_id/feedback',
+				handle((request) =>
+					api.feedback(runtime, accountOf(request), (request.params as { run_id: string }).run_id, request.body),
+				),
+			);
+			v1.post(
+				'/decisions',
+				handle((request) => api.createDecision(runtime, accountOf(request), request.body)),
+			);
+			v1.get(
+				'/templates',
+				handle((request) => {
+					accountOf(request);
+					return api.templates(request.query);
+				}),
+			);
+			v1.get(
+				'/decisions',
+				handle((request) => api.listDecisions(runtime, accountOf(request))),
+			);
+			v1.get(
+				'/decisions/:slug',
+				handle((request) => api.getDecision(runtime, accountOf(request), (request.params as { slug: string }).slug)),
+			);
+		},
+		{ prefix: '/v1' },
+	);
+
+	if (controlOn) {
+		await app.register(
+			async (control) => {
+				for (const route of controlRoutes(runtime, faults, defaults)) {
+					control.route({
+						method: route.method,
+						url: route.url,
+						handler: handle((request) =>
+							route.handler({
+								body: request.body,
+								query: request.query,
+								params: request.params as Record<string, string>,
+							}),
+						),
+					});
+				}
+			},
+			{ prefix: '/_control' },
+		);
+	}
+
+	await app.listen({ host, port: options.port ?? DEFAULT_PORT });
+	const address = app.server.address() as AddressInfo;
+	const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+	const origin = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${address.port}`;
+	runtime.origin = origin;
+
+	let closing: Promise<void> | undefined;
+	return {
+		origin,
+		baseUrl: `${origin}/v1`,
+		store,
+		control: controlOn,
+		close() {
+			closing ??= (async () => {
+				await app.close();
+				await storeFile?.close();
+			})();
+			return closing;
+		},
+	};
+}
+
+/** The demo keys with their plans, for banners. */
+export const DEMO_KEY_PLANS: ReadonlyArray<{ plan: string; key: string }> = Object.entries(DEMO_KEYS).map(
+	([plan, key]) => ({ plan, key }),
+);
