@@ -6,8 +6,10 @@ import {
 	labelsInputSchema,
 	levelsInputSchema,
 	optionsInputSchema,
+	splitItemList,
 	UNCERTAINTY_POLICIES,
 	validateCreateDecisionRequest,
+	type DefinitionItem,
 } from '../src/contract';
 import type { Runtime } from './api';
 import { decisionView, normaliseFields, shownVersion, type StoredVersion } from './decisions';
@@ -25,6 +27,8 @@ import type { Account } from './store';
  *   POST /_control/usage                        { key, used } sets this month's usage
  *   POST /_control/decisions/:slug/versions     { key, options|levels|labels?, instructions?, context?,
  *                                                 confidence_threshold?, uncertainty_policy?, publish? } → Decision
+ *                                                 (+ created_version); items without a description keep
+ *                                                 the live version's description for the same key
  *   POST /_control/decisions/:slug/live         { key, version } → Decision (rollback or publish)
  *   GET /_control/runs/:run_id?key=…            the stored run (pseudonymised input, feedback)
  *   GET|POST|DELETE /_control/faults            fault rules (see faults.ts)
@@ -53,7 +57,8 @@ const clockSchema = z.object({
 	rate_window_ms: z.number().int().min(1).optional(),
 });
 
-const usageSchema = keySchema.extend({ used: z.number().int().min(0) });
+/** `used` may be negative: the account then has that many decides more than its quota this month (tests lift a quota so). */
+const usageSchema = keySchema.extend({ used: z.number().int() });
 
 const versionSchema = keySchema.extend({
 	options: optionsInputSchema.optional(),
@@ -72,6 +77,25 @@ const configSchema = z.object({
 	drafter: z.boolean().optional(),
 	primary_timeout_ms: z.number().int().min(0).max(60_000).optional(),
 });
+
+/**
+ * A new version is built from the live one: an item given without a description (a plain string,
+ * or an object with only its key) whose key the live version has keeps that item's description
+ * and threshold. A new key without description gets its own name, as on creation.
+ */
+function inheritDescriptions(raw: unknown, items: DefinitionItem[], base: readonly DefinitionItem[]): DefinitionItem[] {
+	const entries: unknown[] = typeof raw === 'string' ? splitItemList(raw) : Array.isArray(raw) ? raw : [];
+	return items.map((item, index) => {
+		const entry = entries[index];
+		const previous = base.find((candidate) => candidate.key === item.key);
+		if (!previous) return { ...item };
+		const record = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : {};
+		const out: DefinitionItem = { ...item };
+		if (record.description === undefined) out.description = previous.description;
+		if (record.threshold === undefined && previous.threshold !== undefined) out.threshold = previous.threshold;
+		return out;
+	});
+}
 
 function parse<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
 	const parsed = schema.safeParse(value ?? {});
@@ -188,7 +212,7 @@ export function controlRoutes(runtime: Runtime, faults: FaultInjector, defaults:
 					});
 					if (!checked.ok) throw invalidRequest(checked.details);
 					if (checked.value.shape !== 'definition') throw new Error('internal: a definition was expected');
-					items = checked.value.items;
+					items = inheritDescriptions(request[field], checked.value.items, base.items);
 				}
 				const context = request.context
 					? {

@@ -102,12 +102,12 @@ const LEAD_LEVELS: Record<Locale, ItemText[]> = {
 		{
 			key: 'cold',
 			description:
-				'No need and no money: a student, a job seeker, a personal hobby project, just browsing, not interested, unsubscribe.',
+				'No need and no money: a student, a job seeker, a personal hobby project, just browsing, not interested, maybe next year, unsubscribe.',
 		},
 		{
 			key: 'warm',
 			description:
-				'Curious and researching: reads the documentation, wants a newsletter, a white paper or a webinar, maybe later, next year.',
+				'Curious and researching: reads the documentation, wants a newsletter, a white paper or a webinar, learning about the product.',
 		},
 		{
 			key: 'hot',
@@ -117,7 +117,7 @@ const LEAD_LEVELS: Record<Locale, ItemText[]> = {
 		{
 			key: 'sales-ready',
 			description:
-				'Ready to buy now: budget approved, wants a contract, a quote or an invoice, asks to sign this week, purchase order, urgent rollout for the whole company.',
+				'Ready to buy: budget approved, wants a contract, a quote or an invoice, asks to sign this week, purchase order, seats or licences for the whole company, urgent rollout.',
 		},
 	],
 	fr: [
