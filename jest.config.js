@@ -6,6 +6,7 @@ module.exports = {
 	transform: {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: { isolatedModules: true } }],
 	},
+	setupFiles: ['<rootDir>/test/support/env.ts'],
 	testTimeout: 60_000,
 	// Two cores: the sandbox servers of parallel workers compete with jest itself.
 	maxWorkers: 2,

@@ -1,0 +1,258 @@
+/**
+ * Real n8n beside the sandbox, with this package installed the way n8n installs a community
+ * package (its packed tarball extracted into <user folder>/.n8n/nodes, dev and peer
+ * dependencies stripped, listed in that folder's package.json), a credential for the sandbox,
+ * the example workflows imported and an owner account. Used by `npm start`, `npm run demo`, the
+ * end-to-end and editor tests. Everything listens on 127.0.0.1 only.
+ */
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import type { INodeParameters } from 'n8n-workflow';
+import { configuredOutputs } from '../../nodes/DecisionService/outputs';
+import { ensureN8n } from './n8n-install';
+
+export const projectRoot = resolve(__dirname, '..', '..');
+export const PACKAGE_NAME = 'n8n-nodes-decision-service';
+export const NODE_TYPE = `${PACKAGE_NAME}.decisionService`;
+export const CREDENTIAL_ID = 'decisionServiceSandbox';
+export const CREDENTIAL_NAME = 'Decision Service sandbox';
+export const OWNER = { email: 'owner@example.com', password: 'Sandbox-Owner-1', firstName: 'Sandbox', lastName: 'Owner' };
+/** Fixed so a kept user folder can still read its credentials. Local demo only. */
+const ENCRYPTION_KEY = 'decision-service-sandbox-demo-key';
+
+const bin = (name: string) => join(projectRoot, 'node_modules', '.bin', name);
+
+function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): string {
+	const result = spawnSync(command, args, { cwd: options.cwd ?? projectRoot, env: options.env ?? process.env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+	if (result.status !== 0) {
+		throw new Error(`${command} ${args.join(' ')} failed (exit ${result.status}):\n${result.stderr}\n${result.stdout}`.slice(0, 4000));
+	}
+	return result.stdout;
+}
+
+export async function freePort(): Promise<number> {
+	return new Promise((resolvePort, reject) => {
+		const probe = createServer();
+		probe.once('error', reject);
+		probe.listen(0, '127.0.0.1', () => {
+			const { port } = probe.address() as { port: number };
+			probe.close(() => resolvePort(port));
+		});
+	});
+}
+
+/** Builds dist/ and packs it: the tarball is exactly what npm would publish. */
+export function packTarball(destination: string): string {
+	mkdirSync(destination, { recursive: true });
+	run(bin('tsup'), []);
+	const output = run('npm', ['pack', '--json', '--pack-destination', destination, '--loglevel=error']);
+	const [{ filename }] = JSON.parse(output.slice(output.indexOf('['))) as Array<{ filename: string }>;
+	return join(destination, filename);
+}
+
+/** Installs the tarball into `<userFolder>/.n8n/nodes` the way n8n's community package service does. */
+export function installTarball(userFolder: string, tarball: string): void {
+	const nodesDir = join(userFolder, '.n8n', 'nodes');
+	const packageDir = join(nodesDir, 'node_modules', PACKAGE_NAME);
+	rmSync(packageDir, { recursive: true, force: true });
+	mkdirSync(packageDir, { recursive: true });
+	run('tar', ['-xzf', tarball, '-C', packageDir, '--strip-components=1']);
+	const manifestPath = join(packageDir, 'package.json');
+	const { devDependencies, peerDependencies, optionalDependencies, allowScripts, ...manifest } = JSON.parse(readFileSync(manifestPath, 'utf8'));
+	void devDependencies;
+	void peerDependencies;
+	void optionalDependencies;
+	void allowScripts;
+	writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+	writeFileSync(join(nodesDir, 'package.json'), `${JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: manifest.version } }, null, 2)}\n`);
+	// n8n runs an install in the package folder; with no dependencies it must add nothing.
+	run('npm', ['install', '--audit=false', '--fund=false', '--bin-links=false', '--install-strategy=shallow', '--ignore-scripts=true', '--package-lock=false', '--loglevel=error'], { cwd: packageDir });
+	const installed = existsSync(join(packageDir, 'node_modules')) ? readdirSync(join(packageDir, 'node_modules')).filter((name) => !name.startsWith('.')) : [];
+	if (installed.length) throw new Error(`the package pulled in runtime dependencies: ${installed.join(', ')}`);
+}
+
+export interface N8nInstance {
+	url: string;
+	port: number;
+	userFolder: string;
+	env: NodeJS.ProcessEnv;
+	process?: ChildProcess;
+	/** Runs an n8n CLI command against this user folder (n8n itself need not be running). */
+	cli(args: string[]): string;
+	/** The same without blocking this process (which may be serving the sandbox n8n talks to). */
+	cliAsync(args: string[]): Promise<string>;
+	stop(): Promise<void>;
+}
+
+export function n8nEnvironment(userFolder: string, port: number): NodeJS.ProcessEnv {
+	return {
+		...process.env,
+		PATH: `${join(projectRoot, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`,
+		N8N_USER_FOLDER: userFolder,
+		N8N_PORT: String(port),
+		N8N_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_HOST: '127.0.0.1',
+		N8N_PROTOCOL: 'http',
+		N8N_EDITOR_BASE_URL: `http://127.0.0.1:${port}`,
+		N8N_SECURE_COOKIE: 'false',
+		N8N_DIAGNOSTICS_ENABLED: 'false',
+		N8N_PERSONALIZATION_ENABLED: 'false',
+		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+		N8N_TEMPLATES_ENABLED: 'false',
+		N8N_ENCRYPTION_KEY: ENCRYPTION_KEY,
+		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
+		// 'info' at least: `n8n execute --rawOutput` prints the run through the logger.
+		N8N_LOG_LEVEL: 'info',
+		DB_SQLITE_POOL_SIZE: '2',
+		N8N_RUNNERS_BROKER_PORT: String(port + 1),
+		N8N_BLOCK_ENV_ACCESS_IN_NODE: 'true',
+	};
+}
+
+/** Prepares a user folder: package installed from the tarball, sandbox credential, example workflows. */
+export function prepareN8n(options: { userFolder: string; tarball: string; sandboxBaseUrl: string; apiKey: string; workflowsDir?: string; port: number }): N8nInstance {
+	const n8n = ensureN8n();
+	mkdirSync(options.userFolder, { recursive: true });
+	installTarball(options.userFolder, options.tarball);
+	const env = n8nEnvironment(options.userFolder, options.port);
+	const cli = (args: string[]) => run(process.execPath, [n8n, ...args], { env });
+	const cliAsync = async (args: string[]) => {
+		try {
+			const { stdout } = await promisify(execFile)(process.execPath, [n8n, ...args], { env, maxBuffer: 256 * 1024 * 1024 });
+			return stdout;
+		} catch (error) {
+			const failed = error as { code?: number; stdout?: string; stderr?: string };
+			throw new Error(`n8n ${args.join(' ')} failed (exit ${failed.code}):\n${failed.stderr ?? ''}\n${failed.stdout ?? ''}`.slice(0, 4000));
+		}
+	};
+	const credentialsFile = join(options.userFolder, 'credentials.json');
+	writeFileSync(
+		credentialsFile,
+		JSON.stringify([{ id: CREDENTIAL_ID, name: CREDENTIAL_NAME, type: 'decisionServiceApi', data: { apiKey: options.apiKey, baseUrl: options.sandboxBaseUrl } }]),
+	);
+	cli(['import:credentials', `--input=${credentialsFile}`]);
+	rmSync(credentialsFile);
+	if (options.workflowsDir) cli(['import:workflow', '--separate', `--input=${options.workflowsDir}`]);
+	return {
+		url: `http://127.0.0.1:${options.port}`,
+		port: options.port,
+		userFolder: options.userFolder,
+		env,
+		cli,
+		cliAsync,
+		stop: async () => {},
+	};
+}
+
+async function waitFor(url: string, timeoutMs: number, child?: ChildProcess): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (Date.now() < deadline) {
+		if (child && child.exitCode !== null) throw new Error(`n8n exited with code ${child.exitCode} before it was ready`);
+		try {
+			const response = await fetch(url);
+			if (response.ok) return;
+		} catch {
+			// not listening yet
+		}
+		await new Promise((resolveWait) => setTimeout(resolveWait, 250));
+	}
+	throw new Error(`${url} not ready after ${timeoutMs} ms`);
+}
+
+/** Starts `n8n start` for a prepared instance and sets up the owner account. */
+export async function startN8n(instance: N8nInstance, options: { log?: (chunk: string) => void } = {}): Promise<N8nInstance> {
+	const child = spawn(process.execPath, [ensureN8n(), 'start'], { env: instance.env, stdio: ['ignore', 'pipe', 'pipe'] });
+	const log = options.log ?? (() => {});
+	child.stdout?.on('data', (chunk: Buffer) => log(chunk.toString()));
+	child.stderr?.on('data', (chunk: Buffer) => log(chunk.toString()));
+	await waitFor(`${instance.url}/healthz/readiness`, 120_000, child);
+	await setupOwner(instance.url);
+	return {
+		...instance,
+		process: child,
+		stop: () =>
+			new Promise<void>((resolveStop) => {
+				if (child.exitCode !== null) return resolveStop();
+				const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+				child.once('exit', () => {
+					clearTimeout(timer);
+					resolveStop();
+				});
+				child.kill('SIGTERM');
+			}),
+	};
+}
+
+/** The owner account, without the UI (n8n answers 404 unless a browser-id header is sent). */
+export async function setupOwner(url: string): Promise<void> {
+	const response = await fetch(`${url}/rest/owner/setup`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json', 'browser-id': 'decision-service-setup' },
+		body: JSON.stringify(OWNER),
+	});
+	// 400 once an owner exists (a kept user folder): fine.
+	if (!response.ok && response.status !== 400) throw new Error(`owner setup answered ${response.status}: ${await response.text()}`);
+}
+
+/** Signs in and returns the session cookie, for REST calls a test makes as the owner. */
+export async function signIn(url: string): Promise<string> {
+	const response = await fetch(`${url}/rest/login`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json', 'browser-id': 'decision-service-setup' },
+		body: JSON.stringify({ emailOrLdapLoginId: OWNER.email, password: OWNER.password }),
+	});
+	if (!response.ok) throw new Error(`sign-in answered ${response.status}: ${await response.text()}`);
+	const cookie = response.headers.getSetCookie().find((value) => value.startsWith('n8n-auth='));
+	if (!cookie) throw new Error('sign-in set no n8n-auth cookie');
+	return cookie.split(';')[0];
+}
+
+export interface WorkflowRun {
+	/** Items per output index of each node that ran. */
+	outputs: Record<string, Array<Array<{ json: Record<string, unknown>; pairedItem?: unknown }>>>;
+	error?: { message: string; node?: string };
+	raw: unknown;
+}
+
+/** `n8n execute --id=… --rawOutput`: the run's JSON, parsed. */
+export async function executeWorkflow(instance: N8nInstance, workflowId: string): Promise<WorkflowRun> {
+	const stdout = await instance.cliAsync(['execute', `--id=${workflowId}`, '--rawOutput']);
+	const start = stdout.indexOf('\n{');
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(start >= 0 ? stdout.slice(start) : stdout);
+	} catch {
+		throw new Error(`n8n execute printed no run JSON:\n${stdout.slice(0, 3000)}`);
+	}
+	const raw = parsed as {
+		data: { resultData: { runData: Record<string, Array<{ data?: { main: Array<Array<{ json: Record<string, unknown>; pairedItem?: unknown }> | null> } }>>; error?: { message: string; node?: { name: string } } } };
+	};
+	const outputs: WorkflowRun['outputs'] = {};
+	for (const [name, tasks] of Object.entries(raw.data.resultData.runData)) {
+		outputs[name] = (tasks[0]?.data?.main ?? []).map((items) => items ?? []);
+	}
+	const error = raw.data.resultData.error;
+	return { outputs, error: error ? { message: error.message, node: error.node?.name } : undefined, raw };
+}
+
+export interface ExampleWorkflow {
+	id: string;
+	name: string;
+	file: string;
+	nodes: Array<{ name: string; type: string; parameters: Record<string, unknown> }>;
+}
+
+export function exampleWorkflows(dir = join(projectRoot, 'examples')): ExampleWorkflow[] {
+	return readdirSync(dir)
+		.filter((file) => file.endsWith('.json'))
+		.sort()
+		.map((file) => ({ file: join(dir, file), ...(JSON.parse(readFileSync(join(dir, file), 'utf8')) as Omit<ExampleWorkflow, 'file'>) }));
+}
+
+/** Output names of a Decision Service node, computed by the node's own outputs function. */
+export function outputNamesOf(parameters: Record<string, unknown>): string[] {
+	return configuredOutputs(parameters as INodeParameters).map((output) => output.displayName ?? 'main');
+}
