@@ -25,6 +25,11 @@ export default defineConfig({
 	minify: false,
 	external: ['n8n-workflow'],
 	noExternal: [/^zod/],
+	// Shipped code logs nothing (inputs may hold personal data); this also drops a warning
+	// inside zod's JSON-schema generator, which the node never calls.
+	esbuildOptions(options) {
+		options.drop = ['console'];
+	},
 	onSuccess: async () => {
 		mkdirSync('dist/nodes/DecisionService', { recursive: true });
 		for (const file of ['DecisionService.node.json', 'decisionService.svg', 'decisionService.dark.svg']) {

@@ -49,7 +49,8 @@ function systemCodeOf(error: unknown, depth = 0): string | undefined {
 /**
  * The client's transport on n8n's own HTTP helper, so n8n applies the credential, its proxy
  * settings and "Allowed HTTP Request Domains". Status codes come back as data, never thrown:
- * the client decides what each one means.
+ * the client decides what each one means. A failure without an answer propagates as n8n threw
+ * it; describeTransportError tells the client what kind it was.
  */
 function n8nTransport(context: Context): Transport {
 	return async (request) => {
@@ -65,22 +66,20 @@ function n8nTransport(context: Context): Transport {
 			timeout: request.timeoutMs,
 			abortSignal: request.signal,
 		};
-		try {
-			const response = (await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL_TYPE, options)) as FullResponse;
-			const headers: Record<string, string> = {};
-			for (const [name, value] of Object.entries(response.headers ?? {})) {
-				if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
-			}
-			const body = typeof response.body === 'string' ? response.body : JSON.stringify(response.body ?? '');
-			return { status: response.statusCode, headers, body };
-		} catch (error) {
-			const code = systemCodeOf(error);
-			// Only the code travels on: n8n's wrapped error may quote request options. The client
-			// catches this, and the node turns what the client throws into a NodeApiError (toNodeError).
-			// eslint-disable-next-line @n8n/community-nodes/require-node-api-error
-			throw new TransportError(classifyTransportCode(code), `Connection failed (${code ?? 'unknown error'}).`, code);
+		const response = (await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL_TYPE, options)) as FullResponse;
+		const headers: Record<string, string> = {};
+		for (const [name, value] of Object.entries(response.headers ?? {})) {
+			if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
 		}
+		const body = typeof response.body === 'string' ? response.body : JSON.stringify(response.body ?? '');
+		return { status: response.statusCode, headers, body };
 	};
+}
+
+/** Only the system code travels on: n8n's wrapped error may quote request options. */
+function describeTransportError(error: unknown): TransportError {
+	const code = systemCodeOf(error);
+	return new TransportError(classifyTransportCode(code), `Connection failed (${code ?? 'unknown error'}).`, code);
 }
 
 export type ClientSettings = Pick<DecisionClientOptions, 'timeoutMs' | 'concurrency' | 'maxRateLimitWaitMs'>;
@@ -99,6 +98,7 @@ export async function createDecisionClient(context: Context, settings: ClientSet
 	return new DecisionClient({
 		baseUrl,
 		transport: n8nTransport(context),
+		describeTransportError,
 		sleep,
 		rateGateKey: `${baseUrl}|${keyDigest}`,
 		secrets: [apiKey],
@@ -112,7 +112,8 @@ export function toNodeError(node: INode, error: unknown, itemIndex?: number): No
 		return new NodeOperationError(node, error.message, { itemIndex, description: error.hint });
 	}
 	if (error instanceof DecisionServiceError) {
-		const response: JsonObject = { message: error.message, code: error.code };
+		// The service's code under a key n8n does not read as an HTTP status (it would rewrite the message).
+		const response: JsonObject = { message: error.message, serviceCode: error.code };
 		return new NodeApiError(node, response, {
 			message: error.message,
 			description: error.hint,

@@ -70,6 +70,11 @@ export interface DecisionClientOptions {
 	maxRateLimitWaitMs?: number;
 	now?: () => number;
 	random?: () => number;
+	/**
+	 * Says what kind of failure an error thrown by the transport is, for transports that throw
+	 * their own errors (n8n's helpers do). Errors it does not know are taken as a dropped connection.
+	 */
+	describeTransportError?: (error: unknown) => TransportError | undefined;
 }
 
 /**
@@ -131,7 +136,8 @@ function formatSeconds(ms: number): string {
  */
 export class DecisionClient {
 	private readonly baseUrl: string;
-	private readonly options: Required<Omit<DecisionClientOptions, 'rateGateKey' | 'secrets'>> & { secrets: string[] };
+	private readonly options: Required<Omit<DecisionClientOptions, 'rateGateKey' | 'secrets' | 'describeTransportError'>> &
+		Pick<DecisionClientOptions, 'describeTransportError'> & { secrets: string[] };
 	private readonly gate: RateGate;
 	private readonly limiter: ConcurrencyLimiter;
 
@@ -270,7 +276,10 @@ export class DecisionClient {
 				});
 			} catch (error) {
 				this.gate.release(reservation.ticket);
-				const failure = error instanceof TransportError ? error : new TransportError('reset', String(error));
+				const failure =
+					error instanceof TransportError
+						? error
+						: (this.options.describeTransportError?.(error) ?? new TransportError('reset', 'The transport failed without an answer.'));
 				const mayHaveReachedServer = failure.kind !== 'connect';
 				const retryable = failure.kind !== 'aborted' && (!mayHaveReachedServer || operation.retry === 'safe');
 				if (retryable && retries < maxRetries) {

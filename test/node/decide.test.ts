@@ -220,6 +220,15 @@ describe('error handling', () => {
 		expect(String(errors[0].json.error)).toMatch(/decision_not_live|not live/i);
 	});
 
+	it('a service that cannot be reached fails with a connection message, through n8n\'s own HTTP helper', async () => {
+		const closed = await startTestSandbox();
+		const baseUrl = closed.baseUrl;
+		await closed.close();
+		const result = await run({ slug: 'ticket-routing', items: [tickets[0]], credentials: { apiKey: DEMO_KEYS.pro, baseUrl }, extra: { options: { validateInput: false } } });
+		expect(result.error?.message).toMatch(/could not connect to the service after 3 attempts/);
+		expect(result.error?.description).toMatch(/Check the base URL/);
+	});
+
 	it('a wrong key fails the node with an actionable message and no key in it', async () => {
 		const key = 'dsk_test_wrong_key_for_tests';
 		const result = await run({ slug: 'ticket-routing', items: [tickets[0]], credentials: { apiKey: key, baseUrl: sb.baseUrl } });
