@@ -72,7 +72,7 @@ export function stem(word: string): string {
 
 export function tokenize(text: string): string[] {
 	const cleaned = text
-		.replace(/<[A-Z0-9_]+_\d+>/g, ' ')
+		.replace(/<[A-Z0-9_]{1,64}_\d{1,6}>/g, ' ')
 		.normalize('NFKD')
 		.replace(/[\u0300-\u036f]/g, '')
 		.toLowerCase()

@@ -322,7 +322,7 @@ export const TEMPLATES: readonly TemplateDefinition[] = [
 				],
 			},
 			fr: {
-				name: 'Sentiment',
+				name: 'Analyse du sentiment',
 				description: 'Place un message sur une échelle de cinq crans, de très négatif à très positif.',
 				use_case: 'Avis, réponses d’enquête, mentions sociales et commentaires NPS.',
 				instructions: 'Quel est le ton de ce message ?',

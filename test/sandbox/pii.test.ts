@@ -62,6 +62,26 @@ describe('detectors (unit)', () => {
 		expect(result.count).toBe(4);
 	});
 
+	it('runs in linear time on long adversarial inputs (no catastrophic backtracking)', () => {
+		const size = 200_000;
+		const inputs = [
+			'a'.repeat(size),
+			'a.'.repeat(size / 2),
+			'1'.repeat(size),
+			'1-'.repeat(size / 2),
+			'( '.repeat(size / 2),
+			`<${'A_1'.repeat(size / 3)}`,
+			`${'x'.repeat(size)}@`,
+			'AB12'.repeat(size / 4),
+			`1 ${' '.repeat(size)}`,
+		];
+		for (const input of inputs) {
+			const started = Date.now();
+			pseudonymise(input, [], 'strict');
+			expect(Date.now() - started).toBeLessThan(1_000);
+		}
+	});
+
 	it('ordinary numbers and words are left alone', () => {
 		const text = 'Order 12345 of 3 items costs 1 000 euros, version 1.4.2, call me maybe';
 		expect(pseudonymise(text, [], 'strict')).toMatchObject({ count: 0, value: text });
