@@ -91,6 +91,8 @@ export function n8nEnvironment(userFolder: string, port: number): NodeJS.Process
 	return {
 		...process.env,
 		PATH: `${join(projectRoot, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`,
+		// Jest sets NODE_ENV=test, which silences n8n's CLI output.
+		NODE_ENV: 'production',
 		N8N_USER_FOLDER: userFolder,
 		N8N_PORT: String(port),
 		N8N_LISTEN_ADDRESS: '127.0.0.1',

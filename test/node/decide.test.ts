@@ -3,9 +3,10 @@
  * uncertain and pending outputs, drift, local validation, rate limits and quota, error handling.
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
-import { outputNames, type EngineCredentials } from '../support/n8n-engine';
+import * as resourceMapping from '../../nodes/DecisionService/methods/resourceMapping';
+import { loadOptionsContext, outputNames, type EngineCredentials } from '../support/n8n-engine';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../support/sandbox';
-import { decide, decideParameters, loadRoutes, pairedIndexes } from './helpers';
+import { decide, decideParameters, loadRoutes, locator, pairedIndexes } from './helpers';
 
 let sb: TestSandbox;
 const leaks: string[] = [];
@@ -155,6 +156,26 @@ describe('local validation', () => {
 		expect(errorOutput[0].pairedItem).toEqual({ item: 1 });
 		expect(String(errorOutput[0].json.error)).toMatch(/Item 1: field "subject" is required/);
 		expect((await sb.usage(DEMO_KEYS.pro)).used).toBe(before.used + 2);
+	});
+
+	it('names the item and the field when mapped fields miss a required value', async () => {
+		const credentials = credentialsFor(DEMO_KEYS.pro);
+		const context = loadOptionsContext({ resource: 'decision', operation: 'decide', decision: locator('ticket-routing') }, credentials);
+		const { fields } = await resourceMapping.getContextFields.call(context);
+		const before = await sb.usage(DEMO_KEYS.pro);
+		const result = await run({
+			slug: 'ticket-routing',
+			items: [{ title: 'Refund', text: 'charged twice on my invoice' }, { text: 'no title here' }],
+			credentials,
+			onError: 'continueErrorOutput',
+			extra: {
+				inputMode: 'mapFields',
+				inputFields: { mappingMode: 'defineBelow', value: { subject: '={{ $json.title }}', body: '={{ $json.text }}' }, matchingColumns: [], schema: fields } as unknown as INodeParameters,
+			},
+		});
+		expect(pairedIndexes(result.outputs)).toEqual([[0], [1]]);
+		expect(String(result.outputs[1][0].json.error)).toBe('Item 1: field "subject" is required');
+		expect((await sb.usage(DEMO_KEYS.pro)).used).toBe(before.used + 1);
 	});
 
 	it('stops before any request when an item is invalid and errors are not continued', async () => {

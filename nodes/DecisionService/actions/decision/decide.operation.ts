@@ -261,7 +261,9 @@ function inputFor(context: IExecuteFunctions, item: INodeExecutionData, itemInde
 		return text;
 	}
 	if (mode === 'json') return parseJsonInput(context.getNodeParameter('jsonInput', itemIndex), itemIndex, context);
-	const mapper = context.getNodeParameter('inputFields', itemIndex) as ResourceMapperValue;
+	// n8n's own check of the mapper would fail a missing field with a generic message; ours below
+	// names the item and the field, using the decision's live context fields.
+	const mapper = context.getNodeParameter('inputFields', itemIndex, undefined, { skipValidation: true }) as ResourceMapperValue;
 	const fields = (mapper.schema ?? []).map((field) => field.id);
 	if (mapper.mappingMode === 'autoMapInputData') {
 		// Auto-map: the item's own fields of the same names.
@@ -269,7 +271,7 @@ function inputFor(context: IExecuteFunctions, item: INodeExecutionData, itemInde
 		for (const name of fields) if (item.json[name] !== undefined) picked[name] = item.json[name];
 		return fields.length ? picked : { ...item.json };
 	}
-	const values = (context.getNodeParameter('inputFields.value', itemIndex, {}) ?? {}) as Record<string, unknown>;
+	const values = (mapper.value ?? {}) as Record<string, unknown>;
 	const input: Record<string, unknown> = {};
 	for (const [name, value] of Object.entries(values)) if (value !== undefined && value !== null && value !== '') input[name] = value;
 	return input;

@@ -1,0 +1,165 @@
+/**
+ * End to end in real n8n (pinned version, installed once by `npm run n8n:install`, which
+ * `npm test` runs first): the package is installed beside n8n from its packed tarball only, the
+ * example workflows run through `n8n execute`, and a running n8n lists the node and its AI-tool
+ * variant.
+ */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+	NODE_TYPE,
+	PACKAGE_NAME,
+	executeWorkflow,
+	exampleWorkflows,
+	freePort,
+	outputNamesOf,
+	packTarball,
+	prepareN8n,
+	signIn,
+	startN8n,
+	type N8nInstance,
+	type WorkflowRun,
+} from '../../scripts/lib/n8n-env';
+import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../support/sandbox';
+
+jest.setTimeout(180_000);
+
+let sb: TestSandbox;
+let work: string;
+let n8n: N8nInstance;
+const runs = new Map<string, WorkflowRun>();
+
+type Item = { json: Record<string, unknown>; pairedItem?: unknown };
+
+function byOutput(run: WorkflowRun, workflowId: string, nodeName: string): Record<string, Item[]> {
+	const workflow = exampleWorkflows().find((each) => each.id === workflowId)!;
+	const node = workflow.nodes.find((each) => each.name === nodeName)!;
+	const names = outputNamesOf(node.parameters);
+	const outputs = run.outputs[nodeName] ?? [];
+	const result: Record<string, Item[]> = {};
+	names.forEach((name, index) => (result[name] = outputs[index] ?? []));
+	if (outputs.length > names.length) result['error output'] = outputs[names.length];
+	return result;
+}
+
+const field = (items: Item[], name: string) => items.map((item) => item.json[name]);
+const decision = (item: Item) => item.json.decision as Record<string, unknown>;
+
+beforeAll(async () => {
+	sb = await startTestSandbox();
+	work = mkdtempSync(join(tmpdir(), 'decision-service-e2e-'));
+	const tarball = packTarball(join(work, 'pack'));
+	n8n = prepareN8n({
+		userFolder: join(work, 'user'),
+		tarball,
+		sandboxBaseUrl: sb.baseUrl,
+		apiKey: DEMO_KEYS.pro,
+		workflowsDir: join(__dirname, '..', '..', 'examples'),
+		port: await freePort(),
+	});
+	for (const workflow of exampleWorkflows()) runs.set(workflow.id, await executeWorkflow(n8n, workflow.id));
+});
+
+afterAll(async () => {
+	await n8n?.stop();
+	await sb?.close();
+	if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('installed from the packed tarball only', () => {
+	it('has nothing but the package beside n8n, with no runtime dependencies', () => {
+		const installed = readdirSync(join(n8n.userFolder, '.n8n', 'nodes', 'node_modules')).filter((name) => !name.startsWith('.'));
+		expect(installed).toEqual([PACKAGE_NAME]);
+	});
+
+	it('runs every example without a workflow error, and no run holds the API key', () => {
+		expect(runs.size).toBe(3);
+		for (const [id, run] of runs) {
+			expect({ id, error: run.error }).toEqual({ id, error: undefined });
+			for (const key of Object.values(DEMO_KEYS)) expect(JSON.stringify(run.raw)).not.toContain(key);
+		}
+	});
+});
+
+describe('ticket routing (route)', () => {
+	it('routes each ticket to its team, the vague one to Pending Review, the invalid one to the error output', () => {
+		const run = runs.get('dsExTicketRoute1')!;
+		const outputs = byOutput(run, 'dsExTicketRoute1', 'Route ticket');
+		expect(field(outputs.billing, 'subject')).toEqual(['Charged twice']);
+		expect(field(outputs.technical, 'subject')).toEqual(['App crashes on login']);
+		expect(field(outputs.sales, 'subject')).toEqual(['Pricing for 200 seats']);
+		expect(field(outputs.account, 'subject')).toEqual(['Change my email']);
+		expect(outputs.Uncertain).toEqual([]);
+		expect(field(outputs['Pending Review'], 'subject')).toEqual(['hello']);
+		expect(decision(outputs['Pending Review'][0]).review_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/app\/reviews\//);
+		expect(outputs['error output']).toHaveLength(1);
+		expect(String(outputs['error output'][0].json.error)).toMatch(/Item 5: field "subject" is required/);
+		expect(outputs['error output'][0].pairedItem).toEqual({ item: 5 });
+		expect(outputs.billing[0].pairedItem).toEqual({ item: 0 });
+		// Downstream nodes received the items of their output.
+		expect(run.outputs['Billing team'][0]).toHaveLength(1);
+		expect(run.outputs['Invalid tickets'][0]).toHaveLength(1);
+	});
+
+	it('stored only the pseudonymised e-mail in the sandbox', async () => {
+		const outputs = byOutput(runs.get('dsExTicketRoute1')!, 'dsExTicketRoute1', 'Route ticket');
+		const runId = String(decision(outputs.billing[0]).run_id);
+		const stored = await sb.control<Record<string, unknown>>('GET', `/runs/${runId}?key=${DEMO_KEYS.pro}`);
+		expect(JSON.stringify(stored)).not.toContain('ana@example.com');
+		expect(decision(outputs.billing[0]).pii_redacted).toBeGreaterThanOrEqual(1);
+	});
+});
+
+describe('lead scoring (score)', () => {
+	it('sends each lead to the output of its level, lowest first, and low confidence to Uncertain', () => {
+		const outputs = byOutput(runs.get('dsExLeadScoring1')!, 'dsExLeadScoring1', 'Score lead');
+		for (const level of ['cold', 'warm', 'hot', 'sales-ready']) {
+			for (const item of outputs[level]) expect(decision(item)).toMatchObject({ level, status: 'ok' });
+		}
+		expect(field(outputs.cold, 'company')).toEqual(['Student project']);
+		expect(field(outputs['sales-ready'], 'company')).toEqual(['Acme Corp']);
+		expect(outputs.Uncertain.length).toBeGreaterThanOrEqual(1);
+		for (const item of outputs.Uncertain) expect(decision(item).status).toBe('uncertain');
+		const total = Object.values(outputs).reduce((sum, items) => sum + items.length, 0);
+		expect(total).toBe(5);
+	});
+});
+
+describe('content labels (classify)', () => {
+	it('sends a post to every retained label, No Label when none, uncertain ones to review with feedback sent', async () => {
+		const run = runs.get('dsExContentLabel1')!;
+		const outputs = byOutput(run, 'dsExContentLabel1', 'Label post');
+		const spamText = 'Limited offer!!! Buy cheap now, discount coupon, click here to win a free prize';
+		expect(field(outputs.spam, 'text')).toContain(spamText);
+		expect(field(outputs.promotion, 'text')).toContain(spamText);
+		expect(field(outputs['No Label'], 'text')).toEqual(['The meeting is moved to Thursday at the usual room.']);
+		expect(outputs.Uncertain.length).toBeGreaterThanOrEqual(1);
+		const feedback = run.outputs["Send the reviewer's label as feedback"][0];
+		expect(feedback).toHaveLength(outputs.Uncertain.length);
+		for (const [index, item] of feedback.entries()) {
+			const uncertain = outputs.Uncertain[index];
+			expect(item.json).toEqual({ run_id: decision(uncertain).run_id, feedback: uncertain.json.expected_label, note: 'corrected in review' });
+			const stored = await sb.control<Record<string, unknown>>('GET', `/runs/${String(item.json.run_id)}?key=${DEMO_KEYS.pro}`);
+			expect(JSON.stringify(stored.feedback)).toContain(String(uncertain.json.expected_label));
+		}
+	});
+});
+
+describe('a running n8n', () => {
+	beforeAll(async () => {
+		n8n = await startN8n(n8n);
+	});
+
+	it('lists the node and its AI-agent tool variant', async () => {
+		const cookie = await signIn(n8n.url);
+		const response = await fetch(`${n8n.url}/types/nodes.json`, { headers: { cookie } });
+		expect(response.status).toBe(200);
+		const types = (await response.json()) as Array<{ name: string; outputs?: unknown; displayName: string }>;
+		const node = types.find((type) => type.name === NODE_TYPE);
+		const tool = types.find((type) => type.name === `${NODE_TYPE}Tool`);
+		expect(node?.displayName).toBe('Decision Service');
+		expect(tool).toBeDefined();
+		expect(JSON.stringify(tool?.outputs)).toContain('ai_tool');
+	});
+});
