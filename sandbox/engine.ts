@@ -10,21 +10,26 @@ import type { DecisionType, DefinitionItem, EngineName } from '../src/contract';
  *    tokens (`<EMAIL_1>`) carry no meaning and are removed.
  * 2. Evidence. Each item (option, level or label) has a profile: the tokens of its key and its
  *    description. For N items, an input token t found in df(t) profiles weighs
- *    w(t) = ln((N + 1) / df(t)) (rare across items = telling), halved when t also appears in the
- *    decision's instructions (words of the question itself say little about the answer).
- *    raw_i = Σ w(t) over the distinct input tokens in profile i, and the evidence
- *    s_i = 1 − exp(−raw_i) ∈ [0, 1) saturates: one telling word ≈ 0.8, two ≈ 0.96.
- * 3. Route and score: logits z_i = s_i · (κ + ln(N − 1)), probabilities = softmax(z). The ln(N − 1)
- *    term keeps the answer independent of the number of items: one item with full evidence
- *    against N − 1 items with none gets e^κ / (e^κ + 1) whatever N is.
- *    κ = 2.5 for jev (at most ≈ 0.92), 1.5 for llm_fallback (flatter, at most ≈ 0.82).
+ *    w(t) = ln((N + 1) / df(t)) / ln(N + 1): 1 for a word only one item has (a "telling" word),
+ *    close to 0 for a word every item has; halved when t also appears in the decision's
+ *    instructions (words of the question itself say little about the answer).
+ *    The evidence r_i = Σ w(t) over the distinct input tokens found in profile i: roughly, the
+ *    number of telling words of item i in the input.
+ * 3. Route and score: saturated evidence s_i = 1 − exp(−r_i / 1.5) (one telling word ≈ 0.49,
+ *    two ≈ 0.74, four ≈ 0.93), logits z_i = s_i · (κ + ln(N − 1)), probabilities = softmax(z).
+ *    The ln(N − 1) term keeps the answer independent of the number of items: one item with full
+ *    evidence against N − 1 items with none gets e^κ / (e^κ + 1) whatever N is.
+ *    κ = 3.5 for jev (at most ≈ 0.97), 2.5 for llm_fallback (flatter, at most ≈ 0.92).
  *    Route: choice = argmax (first in item order on a tie). Score: raw_score = Σ i · p_i,
  *    score = raw_score / (N − 1) · 100, legend = { "i": level label }.
  *    Confidence (route and score) = the largest probability.
- * 4. Classify: each label independently, p_l = σ(γ · (s_l − 0.5)), γ = 6 for jev, 4 for llm_fallback
- *    (no evidence → 0.05 for jev). labels = keys with p_l ≥ threshold_l. Confidence = the least
- *    decisive label: for each label d_l = (p_l − t_l) / (1 − t_l) when retained, (t_l − p_l) / t_l
- *    otherwise, and confidence = min d_l (a label near its threshold makes the whole run unsure).
+ *    Examples with 4 options (jev): one telling word vs none → 0.76; two → 0.87; a tie → < 0.5.
+ * 4. Classify: each label independently, p_l = σ(a · r_l − b): jev a = 3.3, b = 2.94 (no
+ *    evidence → 0.05, one telling word → 0.59, two → 0.975); llm_fallback a = 2.5, b = 2.2.
+ *    labels = keys with p_l ≥ threshold_l. Confidence = the least decisive label: for each label
+ *    d_l = (p_l − t_l) / (1 − t_l) when retained, (t_l − p_l) / t_l otherwise, and
+ *    confidence = min d_l (a label near its threshold, such as a single telling word, makes the
+ *    whole run unsure).
  * 5. Probabilities are rounded to 4 decimals first and every derived value (choice, labels,
  *    raw_score, score, confidence) is computed from the rounded figures, so a client can check
  *    them against each other. jev's confidence is `calibrated`; llm_fallback's is
@@ -145,12 +150,15 @@ const round = (value: number, decimals: number): number => {
 };
 
 const TEMPER = {
-	jev: { kappa: 2.5, gamma: 6 },
-	llm_fallback: { kappa: 1.5, gamma: 4 },
-} as const satisfies Record<EngineName, { kappa: number; gamma: number }>;
+	jev: { kappa: 3.5, slope: 3.3, offset: 2.94 },
+	llm_fallback: { kappa: 2.5, slope: 2.5, offset: 2.2 },
+} as const satisfies Record<EngineName, { kappa: number; slope: number; offset: number }>;
 
-/** Evidence s_i per item and the matched tokens (step 2 of the module comment). */
-export function evidence(definition: EngineDefinition, text: string): { s: number[]; matched: string[][] } {
+/** Saturation scale of route and score evidence, in telling words. */
+const SATURATION = 1.5;
+
+/** Evidence r_i per item and the matched tokens (step 2 of the module comment). */
+export function evidence(definition: EngineDefinition, text: string): { r: number[]; matched: string[][] } {
 	const profiles = profilesOf(definition);
 	const n = definition.items.length;
 	const tokens = [...new Set(tokenize(text))];
@@ -160,7 +168,7 @@ export function evidence(definition: EngineDefinition, text: string): { s: numbe
 		let df = 0;
 		for (const profile of profiles.items) if (profile.has(token)) df += 1;
 		if (df === 0) continue;
-		const weight = Math.log((n + 1) / df) * (profiles.instructions.has(token) ? 0.5 : 1);
+		const weight = (Math.log((n + 1) / df) / Math.log(n + 1)) * (profiles.instructions.has(token) ? 0.5 : 1);
 		profiles.items.forEach((profile, index) => {
 			if (profile.has(token)) {
 				raw[index] += weight;
@@ -168,12 +176,12 @@ export function evidence(definition: EngineDefinition, text: string): { s: numbe
 			}
 		});
 	}
-	return { s: raw.map((value) => 1 - Math.exp(-value)), matched };
+	return { r: raw, matched };
 }
 
 export function runEngine(definition: EngineDefinition, text: string, engine: EngineName): EngineResult {
-	const { kappa, gamma } = TEMPER[engine];
-	const { s, matched } = evidence(definition, text);
+	const { kappa, slope, offset } = TEMPER[engine];
+	const { r, matched } = evidence(definition, text);
 	const keys = definition.items.map((item) => item.key);
 	const explanation: Record<string, string[]> = {};
 	keys.forEach((key, index) => {
@@ -183,7 +191,7 @@ export function runEngine(definition: EngineDefinition, text: string, engine: En
 	const result: EngineResult = { probabilities: {}, confidence: 0, explanation };
 
 	if (definition.type === 'classify') {
-		const probs = s.map((value) => round(1 / (1 + Math.exp(-gamma * (value - 0.5))), 4));
+		const probs = r.map((value) => round(1 / (1 + Math.exp(offset - slope * value)), 4));
 		const labels: string[] = [];
 		let confidence = 1;
 		definition.items.forEach((item, index) => {
@@ -200,7 +208,7 @@ export function runEngine(definition: EngineDefinition, text: string, engine: En
 		result.confidence = confidence;
 	} else {
 		const scale = kappa + Math.log(Math.max(n - 1, 1));
-		const logits = s.map((value) => value * scale);
+		const logits = r.map((value) => (1 - Math.exp(-value / SATURATION)) * scale);
 		const top = Math.max(...logits);
 		const exps = logits.map((value) => Math.exp(value - top));
 		const sum = exps.reduce((a, b) => a + b, 0);

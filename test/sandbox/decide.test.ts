@@ -95,7 +95,7 @@ describe('route', () => {
 	});
 
 	it('the threshold decides: a mixed ticket is uncertain at 0.6 and ok at threshold 0.3', async () => {
-		const mixed = { input: 'My invoice shows a wrong amount and the app crashes' };
+		const mixed = { input: 'My invoice is wrong and the app crashes' };
 		const before = await run(DEMO_KEYS.free, 'ticket-routing', mixed);
 		expect(before.status).toBe('uncertain');
 		expect(before.confidence).toBeGreaterThan(0.3);
@@ -194,6 +194,14 @@ describe('classify', () => {
 		expect(answer.probabilities.bug).toBeGreaterThanOrEqual(0.2);
 		expect(answer.probabilities.praise).toBeLessThan(0.5);
 		expect(answer.labels).toEqual(['bug']);
+	});
+
+	it('a single telling word is weak evidence: uncertain, labels and probabilities kept', async () => {
+		const answer = await run(DEMO_KEYS.pro, 'content-labels', { input: { text: 'Great offer' } });
+		expect(answer.status).toBe('uncertain');
+		expect(answer.labels).toEqual(['promotion']);
+		expect(answer.probabilities.promotion).toBeGreaterThanOrEqual(0.5);
+		expect(answer.confidence).toBeLessThan(0.5);
 	});
 
 	it('no label at all is a confident, empty answer', async () => {
