@@ -8,7 +8,6 @@ import { controlRoutes } from './control';
 import { ApiError, type Result } from './errors';
 import { FaultInjector, type FiredFault } from './faults';
 import type { Plan } from './plans';
-import { DEMO_KEYS } from './seed';
 import { SandboxStore, StoreFile, type Account } from './store';
 
 export { DEMO_KEYS } from './seed';
@@ -376,8 +375,3 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 		},
 	};
 }
-
-/** The demo keys with their plans, for banners. */
-export const DEMO_KEY_PLANS: ReadonlyArray<{ plan: string; key: string }> = Object.entries(DEMO_KEYS).map(
-	([plan, key]) => ({ plan, key }),
-);

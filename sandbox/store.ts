@@ -14,7 +14,7 @@ import { SEED_ACCOUNTS, SEED_DECISIONS } from './seed';
 
 export const DEFAULT_RATE_WINDOW_MS = 60_000;
 /** Runs kept per account at most (oldest dropped first), so a long benchmark cannot exhaust memory. */
-export const MAX_RUNS_PER_ACCOUNT = 100_000;
+export const MAX_RUNS_PER_ACCOUNT = 20_000;
 
 export interface StoredRun {
 	run_id: string;
@@ -84,6 +84,8 @@ export class SandboxStore {
 	private keys = new Map<string, KeyRecord>();
 	private rates = new Map<string, { start: number; count: number }>();
 	private readonly listeners = new Set<() => void>();
+	/** Runs added since start: every 1000th sweeps the account's expired runs. */
+	private inserts = 0;
 
 	constructor(clock: VirtualClock = new VirtualClock()) {
 		this.clock = clock;
@@ -316,7 +318,8 @@ export class SandboxStore {
 			const oldest = account.runs.keys().next().value;
 			if (oldest !== undefined) account.runs.delete(oldest);
 		}
-		if (account.runs.size % 1000 === 0) this.purge(account);
+		this.inserts += 1;
+		if (this.inserts % 1000 === 0) this.purge(account);
 		this.changed();
 	}
 
