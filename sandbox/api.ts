@@ -9,11 +9,10 @@ import {
 	templatesQuerySchema,
 	UNCERTAIN_CHOICE,
 	validateCreateDecisionRequest,
-	type ContextField,
+	validateDecideInput,
 	type CreateDecisionResponse,
 	type Decision,
 	type DecisionList,
-	type ErrorDetail,
 	type FeedbackRecord,
 	type Locale,
 	type Run,
@@ -69,30 +68,6 @@ function findDecision(runtime: Runtime, account: Account, slug: string): StoredD
 	return decision;
 }
 
-const TYPE_CHECKS: Record<ContextField['type'], (value: unknown) => boolean> = {
-	string: (value) => typeof value === 'string',
-	number: (value) => typeof value === 'number' && Number.isFinite(value),
-	boolean: (value) => typeof value === 'boolean',
-	object: (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
-	array: (value) => Array.isArray(value),
-};
-
-/** Checks an object input against the declared fields: one detail per missing required field or wrong type. */
-export function checkInput(input: Record<string, unknown>, fields: readonly ContextField[]): ErrorDetail[] {
-	const details: ErrorDetail[] = [];
-	for (const field of fields) {
-		const value = input[field.name];
-		if (value === undefined || value === null) {
-			if (field.required) details.push({ field: `input.${field.name}`, message: 'is required' });
-			continue;
-		}
-		if (!TYPE_CHECKS[field.type](value)) {
-			details.push({ field: `input.${field.name}`, message: `must be ${field.type === 'array' ? 'an' : 'a'} ${field.type}` });
-		}
-	}
-	return details;
-}
-
 // -- POST /decide/{slug} ----------------------------------------------------------------------
 
 export async function decide(runtime: Runtime, call: CallContext, slug: string, body: unknown): Promise<Result> {
@@ -118,7 +93,7 @@ export async function decide(runtime: Runtime, call: CallContext, slug: string, 
 		});
 	}
 	if (typeof request.input !== 'string') {
-		const details = checkInput(request.input, version.context.fields);
+		const details = validateDecideInput(version.context.fields, request.input);
 		if (details.length) throw invalidRequest(details, 'The input does not match the declared context fields.');
 	}
 

@@ -152,7 +152,6 @@ export class Pseudonymiser {
 		text = text.replace(MONTH_DAY_RE, (match) => hold(this.token('DATE', match)));
 		text = text.replace(PHONE_RE, (match) => (isPhone(match) ? hold(this.token('PHONE', match)) : match));
 		// Placeholders hold only tokens or untouched text: put them back.
-		// eslint-disable-next-line no-control-regex
 		return text.replace(/\u0000([a-j]+)\u0000/g, (_match, code: string) => {
 			const index = Number(code.replace(/[a-j]/g, (letter) => String(letter.charCodeAt(0) - 97)));
 			return held[index] ?? '';

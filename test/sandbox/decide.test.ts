@@ -261,11 +261,11 @@ describe('refusals', () => {
 		expectRefusal(answer, 400, 'invalid_request');
 		expect(answer.json.error.details).toEqual([
 			{ field: 'input.subject', message: 'is required' },
-			{ field: 'input.body', message: 'must be a string' },
-			{ field: 'input.plan', message: 'must be a string' },
+			{ field: 'input.body', message: 'must be a string, got number' },
+			{ field: 'input.plan', message: 'must be a string, got array' },
 		]);
 		const number = await h.decide(DEMO_KEYS.pro, 'lead-scoring', { input: { message: 'hi', employees: 'many' } });
-		expect(number.json.error.details).toEqual([{ field: 'input.employees', message: 'must be a number' }]);
+		expect(number.json.error.details).toEqual([{ field: 'input.employees', message: 'must be a number, got string' }]);
 	});
 
 	it('a body breaking the request schema names the field', async () => {
