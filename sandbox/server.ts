@@ -62,6 +62,8 @@ interface RequestState {
 	key?: string;
 	/** Set once a request took a unit of the rate budget (null for plans without a limit). */
 	rateToken?: number | null;
+	/** The route counts against the per-minute budget and answers with its headers. */
+	rateLimited?: boolean;
 	/** Set once a decide took a unit of the monthly quota. */
 	quotaPeriod?: string;
 	finished: boolean;
@@ -119,6 +121,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 		}
 	});
 
+	const isRateLimitedRoute = (method: string, url: string): boolean =>
+		method === 'POST' && /^\/v1\/(decide\/|decisions(\?|$))/.test(url);
+
 	const rateHeaders = (key: string, plan: Plan): Record<string, string> => {
 		const info = store.rate(key, plan);
 		if (!info) return {}; // the unlimited plan: no rate limit, no headers
@@ -152,7 +157,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 				const failed = result.status < 200 || result.status >= 300;
 				if (failed && state.rateToken !== undefined) store.releaseRate(state.key, state.rateToken);
 				if (failed && state.quotaPeriod !== undefined) store.releaseQuota(state.account, state.quotaPeriod);
-				Object.assign(headers, rateHeaders(state.key, store.plan(state.account)));
+				if (state.rateLimited) Object.assign(headers, rateHeaders(state.key, store.plan(state.account)));
 			}
 		}
 		const fault = state?.fault;
@@ -242,7 +247,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 		});
 	}
 
-	// The API, under /v1: authentication and the rate limit apply to every route.
+	// The API, under /v1: authentication on every route, the rate limit on the metered ones.
 	await app.register(
 		async (v1) => {
 			v1.addHook('onRequest', async (request, reply) => {
@@ -259,6 +264,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 				}
 				state.account = resolved.account;
 				state.key = resolved.key;
+				// The API ties the per-minute budget to the metered calls: POST /decide/{slug}
+				// (whose every response carries the headers) and POST /decisions (429 listed).
+				// Reads and feedback are not limited.
+				if (!isRateLimitedRoute(request.method, request.url)) return undefined;
+				state.rateLimited = true;
 				const plan = store.plan(resolved.account);
 				const reserved = store.reserveRate(resolved.key, plan);
 				if (!reserved.ok) {

@@ -47,8 +47,12 @@ describe('rate limit (fixed window per key)', () => {
 		expect(retryAfter).toBeLessThanOrEqual(60);
 		expect(details).toEqual({ limit: 30, retry_after: retryAfter });
 		expect(rateHeaders(refused)).toMatchObject({ limit: 30, remaining: 0 });
-		// The limit is per key, on every /v1 route; another key is not affected.
-		expect((await h.api('GET', '/decisions', { key: DEMO_KEYS.free })).status).toBe(429);
+		// The limit is per key, on the metered routes: creating is refused too, reading is not
+		// (and carries no rate headers); another key is not affected.
+		expect((await h.api('POST', '/decisions', { key: DEMO_KEYS.free, body: { template: 'sentiment', name: 'Mood' } })).status).toBe(429);
+		const read = await h.api('GET', '/decisions', { key: DEMO_KEYS.free });
+		expect(read.status).toBe(200);
+		expect(read.headers[RATE_LIMIT_HEADERS.limit]).toBeUndefined();
 		expect((await h.decide(DEMO_KEYS.starter, 'ticket-routing', ticket)).status).toBe(200);
 		// The 429s did not consume the quota.
 		expect((await h.usage(DEMO_KEYS.free)).used).toBe(30);
@@ -61,13 +65,13 @@ describe('rate limit (fixed window per key)', () => {
 
 	it('a scaled-down window (rate_window_ms) refills in real time', async () => {
 		expect(await h.control('POST', '/clock', { rate_window_ms: 1_500 })).toMatchObject({ rate_window_ms: 1_500 });
-		for (let index = 0; index < 30; index += 1) await h.api('GET', '/templates', { key: DEMO_KEYS.free });
-		const refused = await h.api('GET', '/templates', { key: DEMO_KEYS.free });
+		for (let index = 0; index < 30; index += 1) await h.decide(DEMO_KEYS.free, 'content-labels', { input: { text: `hi ${index}` } });
+		const refused = await h.decide(DEMO_KEYS.free, 'content-labels', { input: { text: 'one too many' } });
 		expect(refused.status).toBe(429);
 		expect(['1', '2']).toContain(refused.headers['retry-after']);
 		expect(rateHeaders(refused).reset).toBe(Number(refused.headers['retry-after']));
 		await new Promise((resolve) => setTimeout(resolve, 1_600));
-		expect((await h.api('GET', '/templates', { key: DEMO_KEYS.free })).status).toBe(200);
+		expect((await h.decide(DEMO_KEYS.free, 'content-labels', { input: { text: 'next window' } })).status).toBe(200);
 	});
 
 	it('every decide answer carries the headers: 200, 400, 404, 409 and 429; a 401 does not', async () => {
@@ -102,9 +106,9 @@ describe('rate limit (fixed window per key)', () => {
 			await h.decide(DEMO_KEYS.free, 'nope', ticket),
 			await h.decide(DEMO_KEYS.free, 'ticket-routing', { input: 'x', options: { version: 9 } }),
 			await h.api('POST', '/decide/ticket-routing', { key: DEMO_KEYS.free, raw: '{not json' }),
-			await h.api('GET', '/templates?locale=de', { key: DEMO_KEYS.free }),
+			await h.api('POST', '/decisions', { key: DEMO_KEYS.free, body: { template: 'no-such-template' } }),
 		];
-		expect(errors.map((answer) => answer.status)).toEqual([400, 404, 404, 400, 400]);
+		expect(errors.map((answer) => answer.status)).toEqual([400, 404, 404, 400, 404]);
 		for (const answer of errors) expect(rateHeaders(answer).remaining).toBe(remaining);
 		const usage = await h.usage(DEMO_KEYS.free);
 		expect(usage.used).toBe(used);

@@ -1,0 +1,87 @@
+/** Requests per second over time against the plan's limit: an SVG chart, rasterised to PNG by Chromium. */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { ensureChromium } from '../scripts/lib/chromium';
+
+export interface RateSeries {
+	scenario: string;
+	contender: string;
+	/** Plan limit in requests per second (scaled window); null when unlimited. */
+	limitPerSecond: number | null;
+	/** Epoch ms of each successful request. */
+	timestamps: number[];
+}
+
+const COLORS: Record<string, string> = { 'decision-service': '#3b4cc0', 'http-default': '#e05d5d', 'http-batched': '#f29e4c' };
+
+function perSecond(timestamps: number[]): number[] {
+	if (!timestamps.length) return [];
+	const start = timestamps[0];
+	const buckets: number[] = [];
+	for (const time of timestamps) {
+		const second = Math.floor((time - start) / 1000);
+		while (buckets.length <= second) buckets.push(0);
+		buckets[second] += 1;
+	}
+	return buckets;
+}
+
+function svgFor(scenario: string, series: RateSeries[]): string {
+	const width = 900;
+	const height = 420;
+	const margin = { left: 60, right: 20, top: 40, bottom: 50 };
+	const lines = series.map((entry) => ({ entry, values: perSecond(entry.timestamps) }));
+	const maxX = Math.max(10, ...lines.map((line) => line.values.length));
+	const limit = series[0]?.limitPerSecond ?? null;
+	const maxY = Math.max(1, limit ?? 0, ...lines.flatMap((line) => line.values)) * 1.1;
+	const x = (value: number) => margin.left + (value / maxX) * (width - margin.left - margin.right);
+	const y = (value: number) => height - margin.bottom - (value / maxY) * (height - margin.top - margin.bottom);
+	const paths = lines
+		.map(({ entry, values }) => {
+			const points = values.map((value, second) => `${x(second).toFixed(1)},${y(value).toFixed(1)} ${x(second + 1).toFixed(1)},${y(value).toFixed(1)}`).join(' ');
+			return `<polyline fill="none" stroke="${COLORS[entry.contender] ?? '#333'}" stroke-width="2" points="${points}"/>`;
+		})
+		.join('');
+	const ticksY = Array.from({ length: 5 }, (_, index) => (maxY / 5) * (index + 1));
+	const ticksX = Array.from({ length: 6 }, (_, index) => Math.round((maxX / 5) * index));
+	const legend = lines
+		.map(({ entry }, index) => `<rect x="${margin.left + 10 + index * 210}" y="12" width="14" height="4" fill="${COLORS[entry.contender]}"/><text x="${margin.left + 30 + index * 210}" y="18" font-size="13">${entry.contender} (${entry.timestamps.length} ok)</text>`)
+		.join('');
+	return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif">
+<rect width="100%" height="100%" fill="white"/>
+<text x="${width / 2}" y="${height - 10}" text-anchor="middle" font-size="13">seconds since the first successful request — ${scenario}</text>
+<text transform="rotate(-90)" x="${-height / 2}" y="16" text-anchor="middle" font-size="13">successful requests per second</text>
+${ticksY.map((tick) => `<line x1="${margin.left}" x2="${width - margin.right}" y1="${y(tick)}" y2="${y(tick)}" stroke="#eee"/><text x="${margin.left - 6}" y="${y(tick) + 4}" text-anchor="end" font-size="11">${tick.toFixed(tick < 10 ? 1 : 0)}</text>`).join('')}
+${ticksX.map((tick) => `<text x="${x(tick)}" y="${height - margin.bottom + 16}" text-anchor="middle" font-size="11">${tick}</text>`).join('')}
+<line x1="${margin.left}" x2="${margin.left}" y1="${margin.top}" y2="${height - margin.bottom}" stroke="#333"/>
+<line x1="${margin.left}" x2="${width - margin.right}" y1="${height - margin.bottom}" y2="${height - margin.bottom}" stroke="#333"/>
+${limit !== null ? `<line x1="${margin.left}" x2="${width - margin.right}" y1="${y(limit)}" y2="${y(limit)}" stroke="#5bb974" stroke-dasharray="6 4" stroke-width="2"/><text x="${width - margin.right - 4}" y="${y(limit) - 6}" text-anchor="end" font-size="12" fill="#2e7d32">plan limit ${limit.toFixed(1)}/s</text>` : ''}
+${paths}
+${legend}
+</svg>`;
+}
+
+/** Writes one PNG per scenario into `dir`; returns the file names. */
+export async function renderRatePlots(series: RateSeries[], dir: string): Promise<string[]> {
+	const browser = await chromium.launch({
+		executablePath: ensureChromium(),
+		headless: true,
+		args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+	});
+	const files: string[] = [];
+	try {
+		const page = await browser.newPage({ viewport: { width: 900, height: 420 } });
+		for (const scenario of [...new Set(series.map((entry) => entry.scenario))]) {
+			const svg = svgFor(scenario, series.filter((entry) => entry.scenario === scenario));
+			const name = `rate-${scenario.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}.png`;
+			writeFileSync(join(dir, name.replace(/\.png$/, '.svg')), svg);
+			await page.setContent(`<html><body style="margin:0">${svg}</body></html>`);
+			await page.screenshot({ path: join(dir, name), clip: { x: 0, y: 0, width: 900, height: 420 } });
+			files.push(name);
+		}
+	} finally {
+		await browser.close();
+	}
+	return files;
+}

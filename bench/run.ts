@@ -1,0 +1,227 @@
+/**
+ * npm run bench: our node against the HTTP Request node in real n8n, on loopback, with the
+ * sandbox playing the Decision Service. Prints a table and writes bench/RESULTS.md, bench/results.json
+ * and bench/rate-*.png (requests per second over time against the plan's limit).
+ *
+ * Flags: --rounds 3, --window-ms 20000 (the sandbox's rate window: the plan's minute scaled down
+ * so the bench ends in minutes), --quick (1 round, 10 s window, smaller runs).
+ */
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { request } from 'undici';
+import { DEMO_KEYS, startSandbox, type RunningSandbox } from '../sandbox/server';
+import { N8N_VERSION } from '../scripts/lib/n8n-install';
+import { freePort, packTarball, prepareN8n, projectRoot, startN8n, type N8nInstance } from '../scripts/lib/n8n-env';
+import { cpuMs, median, peakRssMb, resetPeakRss, rssMb } from './measure';
+import { renderRatePlots, type RateSeries } from './plot';
+import { benchWorkflow, type Contender } from './workflows';
+
+function flag(name: string, fallback: number): number {
+	const index = process.argv.indexOf(`--${name}`);
+	return index > 0 ? Number(process.argv[index + 1]) : fallback;
+}
+const quick = process.argv.includes('--quick');
+const rounds = flag('rounds', quick ? 1 : 3);
+const windowMs = flag('window-ms', quick ? 10_000 : 20_000);
+
+interface Scenario {
+	name: string;
+	key: string;
+	/** Requests per window of the plan; null when unlimited. */
+	limit: number | null;
+	items: number;
+	concurrency: number;
+	latencyMs?: number;
+	contenders: Contender[];
+}
+
+const scenarios: Scenario[] = [
+	{ name: 'Free (30/min)', key: DEMO_KEYS.free, limit: 30, items: 90, concurrency: 5, contenders: ['decision-service', 'http-default', 'http-batched'] },
+	{ name: 'Pro (120/min)', key: DEMO_KEYS.pro, limit: 120, items: 360, concurrency: 5, contenders: ['decision-service', 'http-default', 'http-batched'] },
+	{ name: 'Scale (600/min)', key: DEMO_KEYS.scale, limit: 600, items: quick ? 1200 : 1800, concurrency: 10, contenders: ['decision-service', 'http-default', 'http-batched'] },
+	{ name: 'Unlimited, 50 ms latency', key: DEMO_KEYS.unlimited, limit: null, items: 1000, concurrency: 20, latencyMs: 50, contenders: ['decision-service', 'http-default'] },
+];
+
+interface RunFigures {
+	wallMs: number;
+	ok: number;
+	failed: number;
+	/** Sustained rate ÷ plan rate; null when unlimited. */
+	rateRatio: number | null;
+	itemsPerSecond: number;
+	cpuMsPerItem: number;
+	peakRssMb: number;
+	rssGrowthMb: number;
+	timestamps: number[];
+}
+
+async function resetSandbox(sandbox: RunningSandbox, scenario: Scenario): Promise<void> {
+	const control = async (path: string, body: unknown) => {
+		const response = await request(`${sandbox.origin}/_control${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+		if (response.statusCode >= 300) throw new Error(`control ${path}: ${response.statusCode} ${await response.body.text()}`);
+		await response.body.dump();
+	};
+	await control('/reset', {});
+	await control('/clock', { rate_window_ms: windowMs });
+	if (scenario.latencyMs) await control('/faults', { seed: 1, rules: [{ method: 'POST', path: '^/v1/decide/', latency_ms: scenario.latencyMs }] });
+}
+
+/** Runs of the account, as the sandbox recorded them: the successful decide calls, in time order. */
+function successTimes(sandbox: RunningSandbox, key: string): number[] {
+	const account = sandbox.store.accountForKey(key);
+	if (!account) return [];
+	return [...account.runs.values()].map((run) => Date.parse(run.created_at)).sort((a, b) => a - b);
+}
+
+async function runOnce(sandbox: RunningSandbox, n8n: N8nInstance, scenario: Scenario, path: string): Promise<RunFigures> {
+	await resetSandbox(sandbox, scenario);
+	const pid = n8n.process!.pid!;
+	const items = Array.from({ length: scenario.items }, (_, index) => ({ text: `Message ${index}: how do I export my data? Limited offer inside.` }));
+	const cpuBefore = cpuMs(pid);
+	const rssBefore = rssMb(pid);
+	resetPeakRss(pid);
+	const started = performance.now();
+	const response = await request(`${n8n.url}/webhook/${path}`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ items }),
+		headersTimeout: 30 * 60_000,
+		bodyTimeout: 30 * 60_000,
+	});
+	await response.body.text();
+	const wallMs = performance.now() - started;
+	const cpu = cpuMs(pid) - cpuBefore;
+	const timestamps = successTimes(sandbox, scenario.key);
+	const ok = timestamps.length;
+	let rateRatio: number | null = null;
+	if (scenario.limit !== null && ok > scenario.limit) {
+		// Sustained rate: what came after the first window's burst, over the time until the last
+		// request. A fixed window lets the first `limit` requests through at once.
+		const span = (timestamps[ok - 1] - timestamps[0]) / 1000;
+		rateRatio = span > 0 ? (ok - scenario.limit) / span / (scenario.limit / (windowMs / 1000)) : null;
+	}
+	return {
+		wallMs,
+		ok,
+		failed: scenario.items - ok,
+		rateRatio,
+		itemsPerSecond: ok / (wallMs / 1000),
+		cpuMsPerItem: cpu / scenario.items,
+		peakRssMb: peakRssMb(pid),
+		rssGrowthMb: peakRssMb(pid) - rssBefore,
+		timestamps,
+	};
+}
+
+interface Row {
+	scenario: string;
+	contender: Contender;
+	runs: RunFigures[];
+}
+
+function figure(runs: RunFigures[], pick: (run: RunFigures) => number | null, digits = 1): string {
+	const values = runs.map(pick).filter((value): value is number => value !== null && Number.isFinite(value));
+	if (!values.length) return 'n/a';
+	const format = (value: number) => value.toFixed(digits);
+	return values.length === 1 ? format(values[0]) : `${format(median(values))} (${format(Math.min(...values))}–${format(Math.max(...values))})`;
+}
+
+function table(rows: Row[]): string {
+	const header = '| Scenario | Contender | Wall s | Items ok | Items failed | Achieved ÷ plan rate | Items/s | n8n CPU ms/item | Peak RSS MB (n8n) |';
+	const lines = rows.map((row) =>
+		[
+			row.scenario,
+			row.contender,
+			figure(row.runs, (run) => run.wallMs / 1000),
+			figure(row.runs, (run) => run.ok, 0),
+			figure(row.runs, (run) => run.failed, 0),
+			figure(row.runs, (run) => run.rateRatio, 3),
+			figure(row.runs, (run) => run.itemsPerSecond),
+			figure(row.runs, (run) => run.cpuMsPerItem, 3),
+			figure(row.runs, (run) => run.peakRssMb, 0),
+		].join(' | '),
+	);
+	return [header, '|---|---|---|---|---|---|---|---|---|', ...lines.map((line) => `| ${line} |`)].join('\n');
+}
+
+async function main(): Promise<void> {
+	const work = mkdtempSync(join(tmpdir(), 'decision-service-bench-'));
+	const sandbox = await startSandbox({ port: 0 });
+	let n8n: N8nInstance | undefined;
+	try {
+		console.log(`Sandbox ${sandbox.baseUrl}; rate window ${windowMs} ms (the plan's minute scaled ${(60_000 / windowMs).toFixed(1)}×); ${rounds} round(s).`);
+		const tarball = packTarball(join(work, 'pack'));
+		const workflowsDir = join(work, 'workflows');
+		mkdirSync(workflowsDir);
+		const credentials = scenarios.map((scenario, index) => ({ id: `benchCred${index}`, key: scenario.key }));
+		const paths: Record<string, string> = {};
+		const workflowIds: string[] = [];
+		scenarios.forEach((scenario, index) => {
+			for (const contender of scenario.contenders) {
+				const id = `bench${index}${contender.replace(/[^a-z]/g, '')}`.slice(0, 20);
+				const path = `bench-${index}-${contender}`;
+				paths[`${index}|${contender}`] = path;
+				workflowIds.push(id);
+				const workflow = benchWorkflow({
+					id,
+					contender,
+					webhookPath: path,
+					credentialId: credentials[index].id,
+					baseUrl: sandbox.baseUrl,
+					apiKey: scenario.key,
+					concurrency: scenario.concurrency,
+					batch: scenario.limit ? { size: scenario.limit, intervalMs: windowMs } : undefined,
+				});
+				writeFileSync(join(workflowsDir, `${id}.json`), JSON.stringify(workflow));
+			}
+		});
+		const prepared = prepareN8n({ userFolder: join(work, 'user'), tarball, sandboxBaseUrl: sandbox.baseUrl, apiKey: DEMO_KEYS.pro, workflowsDir, port: await freePort() });
+		const credentialsFile = join(work, 'bench-credentials.json');
+		writeFileSync(credentialsFile, JSON.stringify(credentials.map((credential) => ({ id: credential.id, name: credential.id, type: 'decisionServiceApi', data: { apiKey: credential.key, baseUrl: sandbox.baseUrl } }))));
+		prepared.cli(['import:credentials', `--input=${credentialsFile}`]);
+		// Webhooks listen only on published (active) workflows.
+		for (const id of workflowIds) prepared.cli(['publish:workflow', `--id=${id}`]);
+		n8n = await startN8n(prepared);
+		console.log(`n8n ${N8N_VERSION} at ${n8n.url} (pid ${n8n.process?.pid})`);
+
+		const rows: Row[] = [];
+		const series: RateSeries[] = [];
+		for (const [index, scenario] of scenarios.entries()) {
+			for (const contender of scenario.contenders) {
+				const row: Row = { scenario: scenario.name, contender, runs: [] };
+				for (let round = 0; round < rounds; round++) {
+					const figures = await runOnce(sandbox, n8n, scenario, paths[`${index}|${contender}`]);
+					row.runs.push(figures);
+					console.log(
+						`${scenario.name.padEnd(26)} ${contender.padEnd(16)} round ${round + 1}: ${(figures.wallMs / 1000).toFixed(1)} s, ok ${figures.ok}, failed ${figures.failed}, rate ratio ${figures.rateRatio?.toFixed(3) ?? 'n/a'}, ${figures.cpuMsPerItem.toFixed(3)} CPU ms/item, peak RSS ${figures.peakRssMb.toFixed(0)} MB`,
+					);
+				}
+				rows.push(row);
+				series.push({ scenario: scenario.name, contender, limitPerSecond: scenario.limit ? scenario.limit / (windowMs / 1000) : null, timestamps: row.runs[0].timestamps });
+			}
+		}
+
+		// Memory: 10 000 items through Decide in single-output mode, unlimited plan, no latency.
+		const memoryScenario: Scenario = { ...scenarios[3], name: '10 000 items, memory', items: 10_000, latencyMs: undefined, concurrency: 20 };
+		const memory = await runOnce(sandbox, n8n, memoryScenario, paths['3|decision-service']);
+		console.log(`10 000 items: ${(memory.wallMs / 1000).toFixed(1)} s, ok ${memory.ok}, RSS growth ${memory.rssGrowthMb.toFixed(0)} MB (peak ${memory.peakRssMb.toFixed(0)} MB), ${memory.cpuMsPerItem.toFixed(3)} CPU ms/item`);
+
+		const plots = await renderRatePlots(series, join(projectRoot, 'bench'));
+		const results = { date: new Date().toISOString(), n8n: N8N_VERSION, windowMs, rounds, machine: { cpus: cpus().length, model: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30) }, rows, memory };
+		writeFileSync(join(projectRoot, 'bench', 'results.json'), `${JSON.stringify(results, (key, value) => (key === 'timestamps' ? undefined : value), 2)}\n`);
+		const report = table(rows);
+		console.log(`\n${report}\n`);
+		writeFileSync(join(projectRoot, 'bench', 'latest-table.md'), `${report}\n\n10 000 items (memory): wall ${(memory.wallMs / 1000).toFixed(1)} s, ok ${memory.ok}, RSS growth ${memory.rssGrowthMb.toFixed(0)} MB, peak ${memory.peakRssMb.toFixed(0)} MB, ${memory.cpuMsPerItem.toFixed(3)} CPU ms/item\n\nPlots: ${plots.join(', ')}\n`);
+	} finally {
+		await n8n?.stop();
+		await sandbox.close();
+		rmSync(work, { recursive: true, force: true });
+	}
+}
+
+main().catch((error: unknown) => {
+	console.error(error);
+	process.exit(1);
+});

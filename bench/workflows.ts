@@ -1,0 +1,87 @@
+/** The benchmark's workflows: a webhook with N items into one contender, as a user would build them. */
+import { NODE_TYPE } from '../scripts/lib/n8n-env';
+
+export type Contender = 'decision-service' | 'http-default' | 'http-batched';
+
+export interface BenchWorkflowOptions {
+	id: string;
+	contender: Contender;
+	webhookPath: string;
+	credentialId: string;
+	baseUrl: string;
+	apiKey: string;
+	concurrency: number;
+	/** Batching of the HTTP Request node: the plan's rate, as a careful user would set it. */
+	batch?: { size: number; intervalMs: number };
+}
+
+export function benchWorkflow(options: BenchWorkflowOptions): Record<string, unknown> {
+	const contenderNode =
+		options.contender === 'decision-service'
+			? {
+					name: 'Contender',
+					type: NODE_TYPE,
+					typeVersion: 1,
+					position: [660, 300],
+					credentials: { decisionServiceApi: { id: options.credentialId, name: options.credentialId } },
+					parameters: {
+						resource: 'decision',
+						operation: 'decide',
+						decision: { __rl: true, mode: 'slug', value: 'content-labels' },
+						inputMode: 'json',
+						jsonInput: '={{ $json }}',
+						outputMode: 'singleOutput',
+						options: { concurrency: options.concurrency, maxRateLimitWait: 600, simplify: true },
+					},
+				}
+			: {
+					name: 'Contender',
+					type: 'n8n-nodes-base.httpRequest',
+					typeVersion: 4.2,
+					position: [660, 300],
+					parameters: {
+						method: 'POST',
+						url: `${options.baseUrl}/decide/content-labels`,
+						sendHeaders: true,
+						headerParameters: { parameters: [{ name: 'Authorization', value: `Bearer ${options.apiKey}` }] },
+						sendBody: true,
+						specifyBody: 'json',
+						jsonBody: '={{ JSON.stringify({ input: $json }) }}',
+						options:
+							options.contender === 'http-batched' && options.batch
+								? { batching: { batch: { batchSize: options.batch.size, batchInterval: options.batch.intervalMs } } }
+								: {},
+					},
+				};
+	return {
+		id: options.id,
+		name: `bench ${options.contender} ${options.webhookPath}`,
+		active: false,
+		settings: { executionOrder: 'v1', saveDataSuccessExecution: 'none', saveDataErrorExecution: 'none', saveManualExecutions: false },
+		nodes: [
+			{
+				id: `${options.id}-hook`,
+				name: 'Webhook',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2,
+				position: [0, 300],
+				webhookId: `${options.id}-hook`,
+				parameters: { httpMethod: 'POST', path: options.webhookPath, responseMode: 'lastNode', responseData: 'firstEntryJson', options: {} },
+			},
+			{
+				id: `${options.id}-split`,
+				name: 'Items',
+				type: 'n8n-nodes-base.splitOut',
+				typeVersion: 1,
+				position: [300, 300],
+				parameters: { fieldToSplitOut: 'body.items', options: {} },
+			},
+			{ id: `${options.id}-contender`, ...contenderNode },
+		],
+		connections: {
+			Webhook: { main: [[{ node: 'Items', type: 'main', index: 0 }]] },
+			Items: { main: [[{ node: 'Contender', type: 'main', index: 0 }]] },
+		},
+		pinData: {},
+	};
+}
