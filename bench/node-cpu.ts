@@ -1,0 +1,53 @@
+/**
+ * npm run bench:cpu: CPU time of our node per item inside n8n-core's engine (this process), with
+ * the sandbox in a child process so its work is not counted. Unlimited plan, single output.
+ * Flags: --items 2000, --concurrency 10.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { runNode } from '../test/support/n8n-engine';
+import { decideParameters } from '../test/node/helpers';
+import { DEMO_KEYS } from '../sandbox/server';
+import type { INodeType } from 'n8n-workflow';
+import { freePort, projectRoot } from '../scripts/lib/n8n-env';
+
+function flag(name: string, fallback: number): number {
+	const index = process.argv.indexOf(`--${name}`);
+	return index > 0 ? Number(process.argv[index + 1]) : fallback;
+}
+
+async function main(): Promise<void> {
+	const itemsCount = flag('items', 2000);
+	const concurrency = flag('concurrency', 10);
+	// The shipped bundle, as n8n loads it.
+	execFileSync(join(projectRoot, 'node_modules', '.bin', 'tsup'), { cwd: projectRoot, stdio: 'ignore' });
+	// eslint-disable-next-line @typescript-eslint/no-require-imports -- the bundle is CommonJS
+	const { DecisionService } = require(join(projectRoot, 'dist/nodes/DecisionService/DecisionService.node.js')) as { DecisionService: new () => INodeType };
+	const nodeType = new DecisionService();
+	const port = await freePort();
+	const sandbox = spawn(join(projectRoot, 'node_modules', '.bin', 'tsx'), ['sandbox/cli.ts', '--port', String(port)], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+	await new Promise<void>((resolve) => sandbox.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('/v1') && resolve()));
+	try {
+		const credentials = { apiKey: DEMO_KEYS.unlimited, baseUrl: `http://127.0.0.1:${port}/v1` };
+		const items = Array.from({ length: itemsCount }, (_, index) => ({ text: `Message ${index}: how do I export my data? Limited offer inside.` }));
+		const parameters = decideParameters('content-labels', undefined, { options: { concurrency, simplify: true } });
+		// Warm-up: module loading, JIT.
+		await runNode({ nodeType, parameters, items: items.slice(0, 200), credentials });
+		const cpuBefore = process.cpuUsage();
+		const started = performance.now();
+		const result = await runNode({ nodeType, parameters, items, credentials });
+		const wallMs = performance.now() - started;
+		const cpu = process.cpuUsage(cpuBefore);
+		const ok = result.outputs[0]?.length ?? 0;
+		const cpuMs = (cpu.user + cpu.system) / 1000;
+		console.log(`${ok}/${itemsCount} items ok in ${(wallMs / 1000).toFixed(2)} s; CPU ${cpuMs.toFixed(0)} ms = ${(cpuMs / itemsCount).toFixed(3)} ms per item (engine + node + n8n's HTTP helper)`);
+	} finally {
+		sandbox.kill('SIGTERM');
+	}
+}
+
+main().catch((error: unknown) => {
+	console.error(error);
+	process.exit(1);
+});
