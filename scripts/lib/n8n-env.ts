@@ -222,10 +222,12 @@ export interface WorkflowRun {
 /** `n8n execute --id=… --rawOutput`: the run's JSON, parsed. */
 export async function executeWorkflow(instance: N8nInstance, workflowId: string): Promise<WorkflowRun> {
 	const stdout = await instance.cliAsync(['execute', `--id=${workflowId}`, '--rawOutput']);
-	const start = stdout.indexOf('\n{');
+	// The run is printed pretty (its braces at column 0) between n8n's log lines.
+	const start = stdout.startsWith('{') ? 0 : stdout.indexOf('\n{');
+	const end = stdout.lastIndexOf('\n}');
 	let parsed: unknown;
 	try {
-		parsed = JSON.parse(start >= 0 ? stdout.slice(start) : stdout);
+		parsed = JSON.parse(stdout.slice(Math.max(0, start), end + 2));
 	} catch {
 		throw new Error(`n8n execute printed no run JSON:\n${stdout.slice(0, 3000)}`);
 	}
