@@ -121,6 +121,9 @@ async function waitForWebhooks(n8n: N8nInstance, paths: string[]): Promise<void>
 }
 
 async function runOnce(sandbox: RunningSandbox, n8n: N8nInstance, scenario: Scenario, path: string): Promise<RunFigures> {
+	// The node's rate gate lives in the n8n process and remembers the key's window; the sandbox is
+	// reset below. Let any window of the previous run end first, so both start fresh.
+	if (scenario.limit !== null) await new Promise((resolve) => setTimeout(resolve, windowMs + 1_000));
 	await resetSandbox(sandbox, scenario);
 	const pid = n8n.process!.pid!;
 	const items = Array.from({ length: scenario.items }, (_, index) => ({ text: `Message ${index}: how do I export my data? Limited offer inside.` }));
@@ -229,7 +232,7 @@ async function main(): Promise<void> {
 		await waitForWebhooks(n8n, Object.values(paths));
 		// Warm-up (not measured): the first executions load code and fill caches.
 		for (const [index, scenario] of scenarios.entries()) {
-			for (const contender of scenario.contenders) await runOnce(sandbox, n8n, { ...scenario, items: 20 }, paths[`${index}|${contender}`]);
+			for (const contender of scenario.contenders) await runOnce(sandbox, n8n, { ...scenario, items: 20, limit: null }, paths[`${index}|${contender}`]);
 		}
 		idleCpuMsPerSecond = await measureIdleCpu(n8n.process!.pid!);
 		console.log(`n8n idle CPU: ${idleCpuMsPerSecond.toFixed(1)} ms per second (subtracted from each run)`);
