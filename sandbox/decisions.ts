@@ -92,12 +92,7 @@ function itemKeys(type: DecisionType, version: StoredVersion): Partial<Record<'o
 export function decisionView(decision: StoredDecision): Decision {
 	const version = shownVersion(decision);
 	return {
-		slug: decision.slug,
-		name: decision.name,
-		description: decision.description,
-		type: decision.type,
-		live_version: decision.live_version,
-		updated_at: decision.updated_at,
+		...summaryView(decision),
 		confidence_threshold: version.confidence_threshold,
 		uncertainty_policy: version.uncertainty_policy,
 		context: structuredClone(version.context),
