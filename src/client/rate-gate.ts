@@ -24,6 +24,8 @@ export class RateGate {
 	private windowEndsAt?: number;
 	private readonly inFlight = new Set<number>();
 	private nextTicket = 1;
+	/** The most recently issued request whose answer set `remaining`: older answers are stale. */
+	private newestReported = 0;
 	/** How often a request re-checks while the answers that will reveal the new window are in flight. */
 	static readonly pollMs = 25;
 
@@ -33,9 +35,11 @@ export class RateGate {
 	tryReserve(): Reservation {
 		const now = this.now();
 		if (this.windowEndsAt !== undefined && now >= this.windowEndsAt) {
-			// A new window: its budget is the full limit (unknown until a response says).
+			// A new window: its budget is the full limit (unknown until a response says), and
+			// answers to requests sent in the old window no longer tell what is left.
 			this.remaining = this.limit;
 			this.windowEndsAt = undefined;
+			this.newestReported = this.nextTicket - 1;
 		}
 		if (this.remaining !== undefined && this.remaining <= 0) {
 			if (this.windowEndsAt !== undefined) return { waitMs: Math.max(1, this.windowEndsAt - now) };
@@ -60,11 +64,13 @@ export class RateGate {
 			const sameWindow = this.windowEndsAt !== undefined && now < this.windowEndsAt;
 			this.windowEndsAt = sameWindow ? Math.min(this.windowEndsAt as number, estimate) : estimate;
 		}
-		if (info.remaining !== undefined) {
+		if (info.remaining !== undefined && ticket > this.newestReported) {
+			// The newest answer wins: it leaves the fewest requests unaccounted for, and when nothing
+			// else is in flight it is exact (a stale, lower figure would waste the window's last slots).
+			this.newestReported = ticket;
 			let issuedLater = 0;
 			for (const other of this.inFlight) if (other > ticket) issuedLater += 1;
-			const reported = Math.max(0, info.remaining - issuedLater);
-			this.remaining = this.remaining === undefined ? reported : Math.min(this.remaining, reported);
+			this.remaining = Math.max(0, info.remaining - issuedLater);
 		}
 	}
 

@@ -50,6 +50,35 @@ describe('RateGate', () => {
 		expect('waitMs' in gate.tryReserve()).toBe(true);
 	});
 
+	it('lets the newest answer set the budget, so an answer that overtook another does not waste slots', () => {
+		const clock = manualClock();
+		const gate = new RateGate(clock.now);
+		const tickets = [reserveTicket(gate), reserveTicket(gate), reserveTicket(gate)];
+		// The third request's answer is the newest news: 7 left, nothing issued after it in flight.
+		gate.release(tickets[0], { limit: 10, remaining: 9, resetSeconds: 30 });
+		gate.release(tickets[2], { limit: 10, remaining: 7, resetSeconds: 30 });
+		// The second's late answer is older news and does not lower it. (Had the service taken the
+		// third before the second, one request too many goes out: its 429 costs nothing and is
+		// retried when the window opens, where a stale, lower figure would leave slots unused.)
+		gate.release(tickets[1], { limit: 10, remaining: 8, resetSeconds: 30 });
+		for (let index = 0; index < 7; index++) reserveTicket(gate);
+		expect('waitMs' in gate.tryReserve()).toBe(true);
+	});
+
+	it('ignores answers to requests sent in a window that has ended', () => {
+		const clock = manualClock();
+		const gate = new RateGate(clock.now);
+		gate.release(reserveTicket(gate), { limit: 3, remaining: 2, resetSeconds: 1 });
+		const late = reserveTicket(gate);
+		clock.advance(1_000);
+		const fresh = reserveTicket(gate);
+		// An answer from the old window arrives after the new one opened: it says nothing of the new budget.
+		gate.release(late, { limit: 3, remaining: 0, resetSeconds: 1 });
+		expect('ticket' in gate.tryReserve()).toBe(true);
+		gate.release(fresh, { limit: 3, remaining: 1, resetSeconds: 1 });
+		expect('waitMs' in gate.tryReserve()).toBe(true);
+	});
+
 	it('keeps the earliest estimate of the window end, as the service rounds up', () => {
 		const clock = manualClock();
 		const gate = new RateGate(clock.now);
