@@ -50,7 +50,7 @@ class TestCredentialsHelper extends ICredentialsHelper {
 		return [];
 	}
 
-	/** As n8n's CredentialsHelper: resolve each `=…` header expression with $credentials in scope. */
+	/** As n8n's CredentialsHelper: call a function, or resolve each `=…` header expression with $credentials in scope. */
 	async authenticate(
 		credentials: ICredentialDataDecryptedObject,
 		_typeName: string,
@@ -59,7 +59,8 @@ class TestCredentialsHelper extends ICredentialsHelper {
 		node: INode,
 	): Promise<IHttpRequestOptions> {
 		const authenticate = this.credentialType.authenticate;
-		if (typeof authenticate !== 'object') throw new Error('expected a generic authenticate');
+		if (typeof authenticate === 'function') return await authenticate(credentials, requestOptions);
+		if (typeof authenticate !== 'object') throw new Error('the credential type has no authenticate');
 		const headers = { ...(requestOptions.headers ?? {}) } as IDataObject;
 		for (const [name, value] of Object.entries(authenticate.properties.headers ?? {})) {
 			headers[name] = workflow.expression.getSimpleParameterValue(node, value as string, 'internal', { $credentials: credentials }, undefined, '') as string;
