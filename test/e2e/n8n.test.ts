@@ -151,6 +151,23 @@ describe('a running n8n', () => {
 		n8n = await startN8n(n8n);
 	});
 
+	it('tests the credential: OK with a valid key, refused with a wrong one', async () => {
+		const cookie = await signIn(n8n.url);
+		const test = async (apiKey: string) => {
+			const response = await fetch(`${n8n.url}/rest/credentials/test`, {
+				method: 'POST',
+				headers: { cookie, 'content-type': 'application/json', 'browser-id': 'decision-service-setup' },
+				body: JSON.stringify({ credentials: { id: 'probe', name: 'probe', type: 'decisionServiceApi', data: { apiKey, baseUrl: sb.baseUrl } } }),
+			});
+			expect(response.status).toBe(200);
+			return ((await response.json()) as { data: { status: string; message: string } }).data;
+		};
+		expect((await test(DEMO_KEYS.free)).status).toBe('OK');
+		const refused = await test('dsk_test_not_a_key');
+		expect(refused.status).toBe('Error');
+		expect(refused.message).not.toContain('dsk_test_not_a_key');
+	});
+
 	it('lists the node and its AI-agent tool variant', async () => {
 		const cookie = await signIn(n8n.url);
 		const response = await fetch(`${n8n.url}/types/nodes.json`, { headers: { cookie } });
