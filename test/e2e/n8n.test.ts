@@ -8,6 +8,8 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+	CREDENTIAL_ID,
+	CREDENTIAL_NAME,
 	NODE_TYPE,
 	PACKAGE_NAME,
 	executeWorkflow,
@@ -157,7 +159,7 @@ describe('a running n8n', () => {
 			const response = await fetch(`${n8n.url}/rest/credentials/test`, {
 				method: 'POST',
 				headers: { cookie, 'content-type': 'application/json', 'browser-id': 'decision-service-setup' },
-				body: JSON.stringify({ credentials: { id: 'probe', name: 'probe', type: 'decisionServiceApi', data: { apiKey, baseUrl: sb.baseUrl } } }),
+				body: JSON.stringify({ credentials: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME, type: 'decisionServiceApi', data: { apiKey, baseUrl: sb.baseUrl } } }),
 			});
 			expect(response.status).toBe(200);
 			return ((await response.json()) as { data: { status: string; message: string } }).data;
