@@ -3,7 +3,7 @@
  * the sandbox in a child process so its work is not counted. Unlimited plan, single output.
  * Flags: --items 2000, --concurrency 10.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { Session, type Profiler } from 'node:inspector';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -11,7 +11,7 @@ import { runNode } from '../test/support/n8n-engine';
 import { decideParameters } from '../test/node/helpers';
 import { DEMO_KEYS } from '../sandbox/server';
 import type { INodeType } from 'n8n-workflow';
-import { freePort, projectRoot } from '../scripts/lib/n8n-env';
+import { buildPackage, freePort, projectRoot } from '../scripts/lib/n8n-env';
 
 function flag(name: string, fallback: number): number {
 	const index = process.argv.indexOf(`--${name}`);
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
 	const itemsCount = flag('items', 2000);
 	const concurrency = flag('concurrency', 10);
 	// The shipped bundle, as n8n loads it.
-	execFileSync(join(projectRoot, 'node_modules', '.bin', 'tsup'), { cwd: projectRoot, stdio: 'ignore' });
+	buildPackage();
 	// eslint-disable-next-line @typescript-eslint/no-require-imports -- the bundle is CommonJS
 	const { DecisionService } = require(join(projectRoot, 'dist/nodes/DecisionService/DecisionService.node.js')) as { DecisionService: new () => INodeType };
 	const nodeType = new DecisionService();

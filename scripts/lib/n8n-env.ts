@@ -7,7 +7,7 @@
  */
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { INodeParameters } from 'n8n-workflow';
@@ -44,11 +44,49 @@ export async function freePort(): Promise<number> {
 	});
 }
 
+/**
+ * Runs `work` while holding a lock on dist/: test files run in parallel, and a build (tsup
+ * empties dist/ first) must not overlap another build or a pack that reads dist/.
+ */
+function withDistLock<T>(work: () => T): T {
+	const lock = join(projectRoot, 'node_modules', '.decision-service-dist.lock');
+	const deadline = Date.now() + 5 * 60_000;
+	for (;;) {
+		try {
+			mkdirSync(lock);
+			break;
+		} catch {
+			// A lock older than two minutes belongs to a process that died mid-build.
+			if (Date.now() - statSync(lock, { throwIfNoEntry: false })!.mtimeMs > 120_000) rmSync(lock, { recursive: true, force: true });
+			if (Date.now() > deadline) throw new Error(`dist/ stayed locked for 5 minutes (${lock})`);
+			Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+		}
+	}
+	try {
+		return work();
+	} finally {
+		rmSync(lock, { recursive: true, force: true });
+	}
+}
+
+/**
+ * Builds dist/ (the tsup bundle n8n loads). With `copyTo`, also copies it there under the same
+ * lock, for a caller that reads the files while other tests may be rebuilding dist/.
+ */
+export function buildPackage(copyTo?: string): void {
+	withDistLock(() => {
+		run(bin('tsup'), []);
+		if (copyTo) cpSync(join(projectRoot, 'dist'), copyTo, { recursive: true });
+	});
+}
+
 /** Builds dist/ and packs it: the tarball is exactly what npm would publish. */
 export function packTarball(destination: string): string {
 	mkdirSync(destination, { recursive: true });
-	run(bin('tsup'), []);
-	const output = run('npm', ['pack', '--json', '--pack-destination', destination, '--loglevel=error']);
+	const output = withDistLock(() => {
+		run(bin('tsup'), []);
+		return run('npm', ['pack', '--json', '--pack-destination', destination, '--loglevel=error']);
+	});
 	const [{ filename }] = JSON.parse(output.slice(output.indexOf('['))) as Array<{ filename: string }>;
 	return join(destination, filename);
 }

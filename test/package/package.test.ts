@@ -2,10 +2,10 @@
  * The package as n8n loads it: the tsup bundle in dist/, its imports, package.json, and the
  * bundled node running in n8n-core (the outputs function must survive bundling).
  */
-import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { INodeType } from 'n8n-workflow';
+import { buildPackage } from '../../scripts/lib/n8n-env';
 import { outputNames, runNode } from '../support/n8n-engine';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../support/sandbox';
 import { decideParameters, loadRoutes, pairedIndexes } from '../node/helpers';
@@ -16,16 +16,22 @@ const packageJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 const ALLOWED_IMPORTS = new Set(['n8n-workflow', 'lodash', 'moment', 'p-limit', 'luxon', 'zod', 'crypto']);
 
 let sb: TestSandbox;
+/**
+ * A copy of dist/ taken right after the build (other test files may rebuild dist/ meanwhile),
+ * inside node_modules so the bundle's require('n8n-workflow') resolves as in an n8n install.
+ */
+const dist = mkdtempSync(join(root, 'node_modules', '.dist-copy-'));
 
 beforeAll(async () => {
-	execFileSync(join(root, 'node_modules', '.bin', 'tsup'), { cwd: root, stdio: 'pipe' });
+	buildPackage(dist);
 	sb = await startTestSandbox();
 }, 120_000);
 afterAll(async () => {
 	await sb?.close();
+	rmSync(dist, { recursive: true, force: true });
 });
 
-function builtFiles(dir = join(root, 'dist')): string[] {
+function builtFiles(dir = dist): string[] {
 	return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
 		entry.isDirectory() ? builtFiles(join(dir, entry.name)) : [join(dir, entry.name)],
 	);
@@ -39,7 +45,7 @@ describe('package.json', () => {
 	});
 
 	it('points n8n at files the build produces', () => {
-		const built = builtFiles().map((file) => file.slice(root.length + 1));
+		const built = builtFiles().map((file) => `dist/${file.slice(dist.length + 1)}`);
 		for (const file of [...packageJson.n8n.nodes, ...packageJson.n8n.credentials]) expect(built).toContain(file);
 		expect(built).toEqual(expect.arrayContaining(['dist/nodes/DecisionService/decisionService.svg', 'dist/nodes/DecisionService/decisionService.dark.svg', 'dist/nodes/DecisionService/DecisionService.node.json']));
 	});
@@ -63,7 +69,7 @@ describe('dist/', () => {
 
 	it('runs in n8n-core: outputs named from the saved parameters, items routed', async () => {
 		// eslint-disable-next-line @typescript-eslint/no-require-imports -- the bundle is CommonJS, loaded as n8n loads it
-		const { DecisionService } = require(join(root, 'dist/nodes/DecisionService/DecisionService.node.js')) as { DecisionService: new () => INodeType };
+		const { DecisionService } = require(join(dist, 'nodes/DecisionService/DecisionService.node.js')) as { DecisionService: new () => INodeType };
 		const nodeType = new DecisionService();
 		const credentials = { apiKey: DEMO_KEYS.pro, baseUrl: sb.baseUrl };
 		const routes = await loadRoutes('ticket-routing', credentials);
