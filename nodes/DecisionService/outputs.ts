@@ -2,8 +2,6 @@ import type { INodeOutputConfiguration, INodeParameters } from 'n8n-workflow';
 
 /** The routes mapper field that stands for "no label retained" on classify decisions. */
 export const NO_LABEL_KEY = '__no_label__';
-export const FIXED_OUTPUTS = ['Uncertain', 'Pending Review', 'Other'] as const;
-
 /**
  * The node's outputs, from its saved parameters alone. n8n evaluates this inside an expression
  * (`outputs: '={{(' + configuredOutputs + ')($parameter)}}'`), so it must stay self-contained:

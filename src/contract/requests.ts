@@ -1,5 +1,5 @@
 import { z } from 'zod/v4';
-import { BOUNDS, CONTEXT_FIELD_TYPES, FORCED_ENGINES, ITEMS_FIELD, type DecisionType } from './bounds';
+import { BOUNDS, CONTEXT_FIELD_TYPES, FORCED_ENGINES, ITEMS_FIELD, UNCERTAINTY_POLICIES, type DecisionType } from './bounds';
 import { normalizeKey, splitItemList } from './normalize';
 import { decisionTypeSchema, localeSchema, slugSchema, type ErrorDetail } from './resources';
 
@@ -94,7 +94,7 @@ export const createFromDefinitionSchema = z.object({
 	levels: levelsInputSchema.optional(),
 	labels: labelsInputSchema.optional(),
 	confidence_threshold: z.number().min(0).max(1).optional(),
-	uncertainty_policy: z.enum(['uncertain_branch', 'human_review']).optional(),
+	uncertainty_policy: z.enum(UNCERTAINTY_POLICIES).optional(),
 });
 
 /** The body of POST /decisions in any of its three shapes, as the OpenAPI document shows it. */

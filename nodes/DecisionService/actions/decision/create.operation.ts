@@ -8,6 +8,7 @@ import {
 import {
 	BOUNDS,
 	ITEMS_FIELD,
+	splitItemList,
 	type ContextFieldInput,
 	type CreateDecisionRequest,
 	type DecisionType,
@@ -293,10 +294,9 @@ export function buildCreateRequest(context: IExecuteFunctions, itemIndex: number
 	const itemsMode = context.getNodeParameter('itemsMode', itemIndex) as string;
 	let items: unknown;
 	if (itemsMode === 'text') {
-		items = context.getNodeParameter('itemsText', itemIndex) as string;
-		// Only options may be one string in the API; levels and labels are split here.
-		if (type !== 'route') items = String(items).split(/\r?\n/).length > 1 ? String(items).split(/\r?\n/) : String(items).split(',');
-		if (Array.isArray(items)) items = items.map((entry: string) => entry.trim()).filter(Boolean);
+		const text = String(context.getNodeParameter('itemsText', itemIndex) ?? '');
+		// Only options may be one string in the API; levels and labels are split here, the same way.
+		items = type === 'route' ? text : splitItemList(text);
 	} else {
 		const listed = ((context.getNodeParameter('itemsList', itemIndex, {}) as { item?: ListedItem[] }).item ?? []).filter((entry) => entry.key?.trim());
 		items = listed.map((entry) => {

@@ -222,7 +222,7 @@ function levelOf(run: Run): string | undefined {
 }
 
 /** Which outputs a run goes to. Unknown keys go to Other so nothing is dropped. */
-export function outputsFor(run: Run, layout: RouteLayout): number[] {
+function outputsFor(run: Run, layout: RouteLayout): number[] {
 	if (run.status === 'pending') return [layout.pending];
 	if (run.status === 'uncertain') return [layout.uncertain];
 	if (run.labels !== undefined) {
