@@ -13,7 +13,19 @@ export interface RateSeries {
 	timestamps: number[];
 }
 
-const COLORS: Record<string, string> = { 'decision-service': '#3b4cc0', 'http-default': '#e05d5d', 'http-batched': '#f29e4c' };
+const COLORS: Record<string, string[]> = { 'decision-service': ['#3b4cc0', '#7b8ee8', '#1b2470'], 'http-default': ['#e05d5d'], 'http-batched': ['#f29e4c'] };
+
+/** One colour per series: the contender's hue, a different shade for each concurrency of it. */
+function colorsOf(series: RateSeries[]): string[] {
+	const used = new Map<string, number>();
+	return series.map((entry) => {
+		const family = Object.keys(COLORS).find((contender) => entry.contender.startsWith(contender));
+		if (!family) return '#333';
+		const index = used.get(family) ?? 0;
+		used.set(family, index + 1);
+		return COLORS[family][index % COLORS[family].length];
+	});
+}
 
 function perSecond(timestamps: number[]): number[] {
 	if (!timestamps.length) return [];
@@ -31,22 +43,24 @@ function svgFor(scenario: string, series: RateSeries[]): string {
 	const width = 900;
 	const height = 420;
 	const margin = { left: 60, right: 20, top: 40, bottom: 50 };
-	const lines = series.map((entry) => ({ entry, values: perSecond(entry.timestamps) }));
+	const colors = colorsOf(series);
+	const lines = series.map((entry, index) => ({ entry, color: colors[index], values: perSecond(entry.timestamps) }));
+	const legendStep = (width - margin.left - margin.right) / Math.max(1, series.length);
 	const maxX = Math.max(10, ...lines.map((line) => line.values.length));
 	const limit = series[0]?.limitPerSecond ?? null;
 	const maxY = Math.max(1, limit ?? 0, ...lines.flatMap((line) => line.values)) * 1.1;
 	const x = (value: number) => margin.left + (value / maxX) * (width - margin.left - margin.right);
 	const y = (value: number) => height - margin.bottom - (value / maxY) * (height - margin.top - margin.bottom);
 	const paths = lines
-		.map(({ entry, values }) => {
+		.map(({ color, values }) => {
 			const points = values.map((value, second) => `${x(second).toFixed(1)},${y(value).toFixed(1)} ${x(second + 1).toFixed(1)},${y(value).toFixed(1)}`).join(' ');
-			return `<polyline fill="none" stroke="${COLORS[entry.contender] ?? '#333'}" stroke-width="2" points="${points}"/>`;
+			return `<polyline fill="none" stroke="${color}" stroke-width="2" points="${points}"/>`;
 		})
 		.join('');
 	const ticksY = Array.from({ length: 5 }, (_, index) => (maxY / 5) * (index + 1));
 	const ticksX = Array.from({ length: 6 }, (_, index) => Math.round((maxX / 5) * index));
 	const legend = lines
-		.map(({ entry }, index) => `<rect x="${margin.left + 10 + index * 210}" y="12" width="14" height="4" fill="${COLORS[entry.contender]}"/><text x="${margin.left + 30 + index * 210}" y="18" font-size="13">${entry.contender} (${entry.timestamps.length} ok)</text>`)
+		.map(({ entry, color }, index) => `<rect x="${margin.left + 10 + index * legendStep}" y="12" width="14" height="4" fill="${color}"/><text x="${margin.left + 30 + index * legendStep}" y="18" font-size="11">${entry.contender} (${entry.timestamps.length} ok)</text>`)
 		.join('');
 	return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif">
 <rect width="100%" height="100%" fill="white"/>

@@ -4,14 +4,17 @@
  * and bench/rate-*.png (requests per second over time against the plan's limit).
  *
  * Flags: --rounds 3, --window-ms 20000 (the sandbox's rate window: the plan's minute scaled down
- * so the bench ends in minutes), --quick (1 round, 10 s window, smaller runs).
+ * so the bench ends in minutes), --quick (1 round, 10 s window, smaller runs), --only latency
+ * (the latency-bound scenario, its transport floor and the memory run; the report files are not
+ * rewritten).
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
-import { DEMO_KEYS, startSandbox, type RunningSandbox } from '../sandbox/server';
+import { DEMO_KEYS, startSandbox, type RunningSandbox, type SandboxExchange } from '../sandbox/server';
 import { N8N_VERSION } from '../scripts/lib/n8n-install';
 import { freePort, packTarball, prepareN8n, projectRoot, startN8n, type N8nInstance } from '../scripts/lib/n8n-env';
 import { cpuMs, median, peakRssMb, resetPeakRss, rssMb } from './measure';
@@ -23,6 +26,7 @@ function flag(name: string, fallback: number): number {
 	return index > 0 ? Number(process.argv[index + 1]) : fallback;
 }
 const quick = process.argv.includes('--quick');
+const onlyLatency = process.argv.includes('--only') && process.argv[process.argv.indexOf('--only') + 1] === 'latency';
 const rounds = flag('rounds', quick ? 1 : 3);
 const windowMs = flag('window-ms', quick ? 10_000 : 20_000);
 
@@ -32,17 +36,21 @@ interface Scenario {
 	/** Requests per window of the plan; null when unlimited. */
 	limit: number | null;
 	items: number;
-	concurrency: number;
+	/** Our node's concurrency; the latency-bound scenario runs it at each of several. */
+	concurrencies: number[];
 	latencyMs?: number;
 	contenders: Contender[];
 }
 
 const scenarios: Scenario[] = [
-	{ name: 'Free (30/min)', key: DEMO_KEYS.free, limit: 30, items: 90, concurrency: 5, contenders: ['decision-service', 'http-default', 'http-batched'] },
-	{ name: 'Pro (120/min)', key: DEMO_KEYS.pro, limit: 120, items: 360, concurrency: 5, contenders: ['decision-service', 'http-default', 'http-batched'] },
-	{ name: 'Scale (600/min)', key: DEMO_KEYS.scale, limit: 600, items: quick ? 1200 : 1800, concurrency: 10, contenders: ['decision-service', 'http-default', 'http-batched'] },
-	{ name: 'Unlimited, 50 ms latency', key: DEMO_KEYS.unlimited, limit: null, items: 1000, concurrency: 20, latencyMs: 50, contenders: ['decision-service', 'http-default'] },
+	{ name: 'Free (30/min)', key: DEMO_KEYS.free, limit: 30, items: 90, concurrencies: [5], contenders: ['decision-service', 'http-default', 'http-batched'] },
+	{ name: 'Pro (120/min)', key: DEMO_KEYS.pro, limit: 120, items: 360, concurrencies: [5], contenders: ['decision-service', 'http-default', 'http-batched'] },
+	{ name: 'Scale (600/min)', key: DEMO_KEYS.scale, limit: 600, items: quick ? 1200 : 1800, concurrencies: [10], contenders: ['decision-service', 'http-default', 'http-batched'] },
+	{ name: 'Unlimited, 50 ms latency', key: DEMO_KEYS.unlimited, limit: null, items: 1000, concurrencies: [5, 20, 50], latencyMs: 50, contenders: ['decision-service', 'http-default'] },
 ];
+
+const LATENCY_SCENARIO = scenarios[3];
+const selectedScenarios = onlyLatency ? [LATENCY_SCENARIO] : scenarios;
 
 interface RunFigures {
 	wallMs: number;
@@ -54,7 +62,22 @@ interface RunFigures {
 	cpuMsPerItem: number;
 	peakRssMb: number;
 	rssGrowthMb: number;
+	/** The service's side of the successful decides: mean time from arrival to answer, and mean requests in flight. */
+	serviceMs: number;
+	inFlightAtService: number;
 	timestamps: number[];
+}
+
+/** Every API exchange the sandbox answered, as it saw them; cleared before each run. */
+const exchanges: SandboxExchange[] = [];
+
+/** Mean time the service held each successful decide, and mean decides in flight at the service (Little's law). */
+function serviceSide(): { serviceMs: number; inFlightAtService: number } {
+	const decides = exchanges.filter((exchange) => exchange.method === 'POST' && exchange.path.startsWith('/v1/decide/') && exchange.status === 200);
+	if (!decides.length) return { serviceMs: Number.NaN, inFlightAtService: Number.NaN };
+	const busyMs = decides.reduce((sum, exchange) => sum + (exchange.sentAt - exchange.receivedAt), 0);
+	const spanMs = Math.max(...decides.map((exchange) => exchange.sentAt)) - Math.min(...decides.map((exchange) => exchange.receivedAt));
+	return { serviceMs: busyMs / decides.length, inFlightAtService: busyMs / spanMs };
 }
 
 async function resetSandbox(sandbox: RunningSandbox, scenario: Scenario): Promise<void> {
@@ -125,6 +148,7 @@ async function runOnce(sandbox: RunningSandbox, n8n: N8nInstance, scenario: Scen
 	// reset below. Let any window of the previous run end first, so both start fresh.
 	if (scenario.limit !== null) await new Promise((resolve) => setTimeout(resolve, windowMs + 1_000));
 	await resetSandbox(sandbox, scenario);
+	exchanges.length = 0;
 	const pid = n8n.process!.pid!;
 	const items = Array.from({ length: scenario.items }, (_, index) => ({ text: `Message ${index}: how do I export my data? Limited offer inside.` }));
 	const cpuBefore = cpuMs(pid);
@@ -155,6 +179,7 @@ async function runOnce(sandbox: RunningSandbox, n8n: N8nInstance, scenario: Scen
 		cpuMsPerItem: Math.max(0, cpu - idleCpu) / scenario.items,
 		peakRssMb: peakRssMb(pid),
 		rssGrowthMb: peakRssMb(pid) - rssBefore,
+		...serviceSide(),
 		timestamps,
 	};
 }
@@ -162,8 +187,18 @@ async function runOnce(sandbox: RunningSandbox, n8n: N8nInstance, scenario: Scen
 interface Row {
 	scenario: string;
 	contender: Contender;
+	/** Our node's concurrency, on its rows. */
+	concurrency?: number;
 	runs: RunFigures[];
 }
+
+type Leg = Pick<Row, 'contender' | 'concurrency'>;
+
+/** What runs in a scenario: our node once per concurrency, each other contender once. */
+const legsOf = (scenario: Scenario): Leg[] =>
+	scenario.contenders.flatMap((contender): Leg[] => (contender === 'decision-service' ? scenario.concurrencies.map((concurrency) => ({ contender, concurrency })) : [{ contender }]));
+
+const rowLabel = (row: Pick<Row, 'contender' | 'concurrency'>) => (row.concurrency === undefined ? row.contender : `${row.contender} (C = ${row.concurrency})`);
 
 function figure(runs: RunFigures[], pick: (run: RunFigures) => number | null, digits = 1): string {
 	const values = runs.map(pick).filter((value): value is number => value !== null && Number.isFinite(value));
@@ -177,7 +212,7 @@ function table(rows: Row[]): string {
 	const lines = rows.map((row) =>
 		[
 			row.scenario,
-			row.contender,
+			rowLabel(row),
 			figure(row.runs, (run) => run.wallMs / 1000),
 			figure(row.runs, (run) => run.ok, 0),
 			figure(row.runs, (run) => run.failed, 0),
@@ -190,9 +225,53 @@ function table(rows: Row[]): string {
 	return [header, '|---|---|---|---|---|---|---|---|---|', ...lines.map((line) => `| ${line} |`)].join('\n');
 }
 
+interface FloorFigures {
+	/** Items per second of our client (src/client) without n8n, on each transport. */
+	keepAlive: number;
+	newConnection: number;
+	failed: number;
+}
+
+/** bench/floor.ts in its own process, against the sandbox as the scenario sets it. */
+async function runFloor(sandbox: RunningSandbox, scenario: Scenario, concurrency: number): Promise<FloorFigures> {
+	await resetSandbox(sandbox, scenario);
+	const args = ['--require', 'tsx/cjs', join(projectRoot, 'bench', 'floor.ts'), '--base-url', sandbox.baseUrl, '--key', scenario.key, '--concurrency', String(concurrency), '--items', String(scenario.items)];
+	const child = spawn(process.execPath, args, { cwd: projectRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+	let output = '';
+	child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+	const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+	if (code !== 0) throw new Error(`bench/floor.ts exited with ${code}`);
+	const figures = JSON.parse(output.trim().split('\n').pop() ?? '{}') as Record<string, number>;
+	return { keepAlive: figures['keep-alive'], newConnection: figures['new-connection'], failed: figures.failed };
+}
+
+/** The latency-bound scenario, concurrency by concurrency: n8n, the service's side and the transport floor. */
+function latencyTable(scenario: Scenario, rows: Row[], floors: Map<number, FloorFigures[]>): string {
+	const latencyMs = scenario.latencyMs ?? 0;
+	const ratio = (itemsPerSecond: number, concurrency: number) => `${itemsPerSecond.toFixed(0)} (${(itemsPerSecond / ((concurrency * 1000) / latencyMs)).toFixed(2)})`;
+	const medianOf = (values: number[]) => (values.length ? median(values) : Number.NaN);
+	const lines = scenario.concurrencies.map((concurrency) => {
+		const row = rows.find((entry) => entry.scenario === scenario.name && entry.concurrency === concurrency);
+		const runs = row?.runs ?? [];
+		const floor = floors.get(concurrency) ?? [];
+		return [
+			String(concurrency),
+			((concurrency * 1000) / latencyMs).toFixed(0),
+			ratio(medianOf(runs.map((run) => run.itemsPerSecond)), concurrency),
+			medianOf(runs.map((run) => run.wallMs / 1000)).toFixed(2),
+			medianOf(runs.map((run) => run.inFlightAtService)).toFixed(1),
+			medianOf(runs.map((run) => run.serviceMs)).toFixed(1),
+			ratio(medianOf(floor.map((figures) => figures.keepAlive)), concurrency),
+			ratio(medianOf(floor.map((figures) => figures.newConnection)), concurrency),
+		].join(' | ');
+	});
+	const header = `| C | C ÷ ${latencyMs} ms, items/s | Our node in n8n, items/s (÷ C/L) | Wall s | Decides in flight at the service | Service time per decide, ms | Our client without n8n, keep-alive (÷ C/L) | Our client without n8n, new connection per request (÷ C/L) |`;
+	return [header, '|---|---|---|---|---|---|---|---|', ...lines.map((line) => `| ${line} |`)].join('\n');
+}
+
 async function main(): Promise<void> {
 	const work = mkdtempSync(join(tmpdir(), 'decision-service-bench-'));
-	const sandbox = await startSandbox({ port: 0 });
+	const sandbox = await startSandbox({ port: 0, onExchange: (exchange) => exchanges.push(exchange) });
 	let n8n: N8nInstance | undefined;
 	try {
 		console.log(`Sandbox ${sandbox.baseUrl}; rate window ${windowMs} ms (the plan's minute scaled ${(60_000 / windowMs).toFixed(1)}×); ${rounds} round(s).`);
@@ -203,19 +282,20 @@ async function main(): Promise<void> {
 		const paths: Record<string, string> = {};
 		const workflowIds: string[] = [];
 		scenarios.forEach((scenario, index) => {
-			for (const contender of scenario.contenders) {
-				const id = `bench${index}${contender.replace(/[^a-z]/g, '')}`.slice(0, 20);
-				const path = `bench-${index}-${contender}`;
-				paths[`${index}|${contender}`] = path;
+			for (const leg of legsOf(scenario)) {
+				const initials = leg.contender.split('-').map((word) => word[0]).join('');
+				const id = `bench${index}${initials}${leg.concurrency ?? ''}`;
+				const path = `bench-${index}-${leg.contender}${leg.concurrency === undefined ? '' : `-c${leg.concurrency}`}`;
+				paths[`${index}|${rowLabel(leg)}`] = path;
 				workflowIds.push(id);
 				const workflow = benchWorkflow({
 					id,
-					contender,
+					contender: leg.contender,
 					webhookPath: path,
 					credentialId: credentials[index].id,
 					baseUrl: sandbox.baseUrl,
 					apiKey: scenario.key,
-					concurrency: scenario.concurrency,
+					concurrency: leg.concurrency ?? 1,
 					batch: scenario.limit ? { size: scenario.limit, intervalMs: windowMs } : undefined,
 				});
 				writeFileSync(join(workflowsDir, `${id}.json`), JSON.stringify(workflow));
@@ -232,7 +312,8 @@ async function main(): Promise<void> {
 		await waitForWebhooks(n8n, Object.values(paths));
 		// Warm-up (not measured): the first executions load code and fill caches.
 		for (const [index, scenario] of scenarios.entries()) {
-			for (const contender of scenario.contenders) await runOnce(sandbox, n8n, { ...scenario, items: 20, limit: null }, paths[`${index}|${contender}`]);
+			if (!selectedScenarios.includes(scenario)) continue;
+			for (const leg of legsOf(scenario)) await runOnce(sandbox, n8n, { ...scenario, items: 20, limit: null }, paths[`${index}|${rowLabel(leg)}`]);
 		}
 		idleCpuMsPerSecond = await measureIdleCpu(n8n.process!.pid!);
 		console.log(`n8n idle CPU: ${idleCpuMsPerSecond.toFixed(1)} ms per second (subtracted from each run)`);
@@ -240,29 +321,45 @@ async function main(): Promise<void> {
 		const rows: Row[] = [];
 		const series: RateSeries[] = [];
 		for (const [index, scenario] of scenarios.entries()) {
-			for (const contender of scenario.contenders) {
-				const row: Row = { scenario: scenario.name, contender, runs: [] };
+			if (!selectedScenarios.includes(scenario)) continue;
+			for (const leg of legsOf(scenario)) {
+				const row: Row = { scenario: scenario.name, ...leg, runs: [] };
 				for (let round = 0; round < rounds; round++) {
-					const figures = await runOnce(sandbox, n8n, scenario, paths[`${index}|${contender}`]);
+					const figures = await runOnce(sandbox, n8n, scenario, paths[`${index}|${rowLabel(leg)}`]);
 					row.runs.push(figures);
 					console.log(
-						`${scenario.name.padEnd(26)} ${contender.padEnd(16)} round ${round + 1}: ${(figures.wallMs / 1000).toFixed(1)} s, ok ${figures.ok}, failed ${figures.failed}, rate ratio ${figures.rateRatio?.toFixed(3) ?? 'n/a'}, ${figures.cpuMsPerItem.toFixed(3)} CPU ms/item, peak RSS ${figures.peakRssMb.toFixed(0)} MB`,
+						`${scenario.name.padEnd(26)} ${rowLabel(leg).padEnd(26)} round ${round + 1}: ${(figures.wallMs / 1000).toFixed(1)} s, ok ${figures.ok}, failed ${figures.failed}, rate ratio ${figures.rateRatio?.toFixed(3) ?? 'n/a'}, ${figures.cpuMsPerItem.toFixed(3)} CPU ms/item, peak RSS ${figures.peakRssMb.toFixed(0)} MB`,
 					);
 				}
 				rows.push(row);
-				series.push({ scenario: scenario.name, contender, limitPerSecond: scenario.limit ? scenario.limit / (windowMs / 1000) : null, timestamps: row.runs[0].timestamps });
+				series.push({ scenario: scenario.name, contender: rowLabel(leg), limitPerSecond: scenario.limit ? scenario.limit / (windowMs / 1000) : null, timestamps: row.runs[0].timestamps });
+			}
+		}
+
+		// The transport floor of the latency-bound scenario: our client without n8n, same sandbox.
+		const latencyScenario = LATENCY_SCENARIO;
+		const floors = new Map<number, FloorFigures[]>();
+		for (const concurrency of latencyScenario.concurrencies) {
+			for (let round = 0; round < rounds; round++) {
+				const figures = await runFloor(sandbox, latencyScenario, concurrency);
+				floors.set(concurrency, [...(floors.get(concurrency) ?? []), figures]);
+				console.log(`transport floor C = ${concurrency} round ${round + 1}: keep-alive ${figures.keepAlive.toFixed(0)}/s, new connection per request ${figures.newConnection.toFixed(0)}/s, failed ${figures.failed}`);
 			}
 		}
 
 		// Memory: 10 000 items through Decide in single-output mode, unlimited plan, no latency.
-		const memoryScenario: Scenario = { ...scenarios[3], name: '10 000 items, memory', items: 10_000, latencyMs: undefined, concurrency: 20 };
-		const memory = await runOnce(sandbox, n8n, memoryScenario, paths['3|decision-service']);
+		const memoryScenario: Scenario = { ...LATENCY_SCENARIO, name: '10 000 items, memory', items: 10_000, latencyMs: undefined };
+		const memory = await runOnce(sandbox, n8n, memoryScenario, paths[`3|${rowLabel({ contender: 'decision-service', concurrency: 20 })}`]);
 		console.log(`10 000 items: ${(memory.wallMs / 1000).toFixed(1)} s, ok ${memory.ok}, RSS growth ${memory.rssGrowthMb.toFixed(0)} MB (peak ${memory.peakRssMb.toFixed(0)} MB), ${memory.cpuMsPerItem.toFixed(3)} CPU ms/item`);
 
+		if (onlyLatency) {
+			console.log(`\n${table(rows)}\n\n${latencyTable(latencyScenario, rows, floors)}\n`);
+			return;
+		}
 		const plots = await renderRatePlots(series, join(projectRoot, 'bench'));
-		const results = { date: new Date().toISOString(), n8n: N8N_VERSION, windowMs, rounds, machine: { cpus: cpus().length, model: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30) }, rows, memory };
+		const results = { date: new Date().toISOString(), n8n: N8N_VERSION, windowMs, rounds, machine: { cpus: cpus().length, model: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30) }, rows, floors: Object.fromEntries(floors), memory };
 		writeFileSync(join(projectRoot, 'bench', 'results.json'), `${JSON.stringify(results, (key, value) => (key === 'timestamps' ? undefined : value), 2)}\n`);
-		const report = table(rows);
+		const report = `${table(rows)}\n\n${latencyTable(latencyScenario, rows, floors)}`;
 		console.log(`\n${report}\n`);
 		writeFileSync(join(projectRoot, 'bench', 'latest-table.md'), `${report}\n\n10 000 items (memory): wall ${(memory.wallMs / 1000).toFixed(1)} s, ok ${memory.ok}, RSS growth ${memory.rssGrowthMb.toFixed(0)} MB, peak ${memory.peakRssMb.toFixed(0)} MB, ${memory.cpuMsPerItem.toFixed(3)} CPU ms/item\n\nPlots: ${plots.join(', ')}\n`);
 	} finally {

@@ -33,6 +33,20 @@ export interface SandboxOptions {
 	log?: boolean;
 	/** How long the primary engine hangs under a `primary_timeout` fault before the fallback answers. Default 250 ms. */
 	primaryTimeoutMs?: number;
+	/**
+	 * Called after each API response is sent (not for /_control), with when the request arrived and
+	 * when its answer left, from `performance.now()`. The benchmark uses it to see the service's
+	 * side: time spent per request and requests in flight. Never given headers or bodies.
+	 */
+	onExchange?: (exchange: SandboxExchange) => void;
+}
+
+export interface SandboxExchange {
+	method: string;
+	path: string;
+	status: number;
+	receivedAt: number;
+	sentAt: number;
 }
 
 export interface RunningSandbox {
@@ -240,6 +254,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 		}
 		return undefined;
 	});
+
+	const onExchange = options.onExchange;
+	if (onExchange) {
+		app.addHook('onResponse', async (request, reply) => {
+			const path = pathOf(request.url);
+			const state = states.get(request);
+			if (!state || path === '/_control' || path.startsWith('/_control/')) return;
+			onExchange({ method: request.method, path, status: reply.statusCode, receivedAt: state.started, sentAt: performance.now() });
+		});
+	}
 
 	if (log) {
 		app.addHook('onResponse', async (request, reply) => {
