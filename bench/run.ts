@@ -6,7 +6,8 @@
  * Flags: --rounds 3, --window-ms 20000 (the sandbox's rate window: the plan's minute scaled down
  * so the bench ends in minutes), --quick (1 round, 10 s window, smaller runs), --only latency
  * (the latency-bound scenario, its transport floor and the memory run; the report files are not
- * rewritten).
+ * rewritten), --profile-n8n DIR (n8n runs with --cpu-prof and writes its CPU profile into DIR
+ * when it stops).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,6 +27,7 @@ function flag(name: string, fallback: number): number {
 	return index > 0 ? Number(process.argv[index + 1]) : fallback;
 }
 const quick = process.argv.includes('--quick');
+const profileDir = process.argv.includes('--profile-n8n') ? process.argv[process.argv.indexOf('--profile-n8n') + 1] : undefined;
 const onlyLatency = process.argv.includes('--only') && process.argv[process.argv.indexOf('--only') + 1] === 'latency';
 const rounds = flag('rounds', quick ? 1 : 3);
 const windowMs = flag('window-ms', quick ? 10_000 : 20_000);
@@ -307,7 +309,7 @@ async function main(): Promise<void> {
 		prepared.cli(['import:credentials', `--input=${credentialsFile}`]);
 		// Webhooks listen only on published (active) workflows.
 		for (const id of workflowIds) prepared.cli(['publish:workflow', `--id=${id}`]);
-		n8n = await startN8n(prepared);
+		n8n = await startN8n(prepared, { nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [] });
 		console.log(`n8n ${N8N_VERSION} at ${n8n.url} (pid ${n8n.process?.pid})`);
 		await waitForWebhooks(n8n, Object.values(paths));
 		// Warm-up (not measured): the first executions load code and fill caches.

@@ -203,8 +203,8 @@ async function waitFor(url: string, timeoutMs: number, child?: ChildProcess): Pr
 }
 
 /** Starts `n8n start` for a prepared instance and sets up the owner account. */
-export async function startN8n(instance: N8nInstance, options: { log?: (chunk: string) => void } = {}): Promise<N8nInstance> {
-	const child = spawn(process.execPath, [ensureN8n(), 'start'], { env: instance.env, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startN8n(instance: N8nInstance, options: { log?: (chunk: string) => void; nodeArgs?: string[] } = {}): Promise<N8nInstance> {
+	const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ensureN8n(), 'start'], { env: instance.env, stdio: ['ignore', 'pipe', 'pipe'] });
 	const log = options.log ?? (() => {});
 	child.stdout?.on('data', (chunk: Buffer) => log(chunk.toString()));
 	child.stderr?.on('data', (chunk: Buffer) => log(chunk.toString()));
