@@ -4,9 +4,8 @@
  * and bench/rate-*.png (requests per second over time against the plan's limit).
  *
  * Flags: --rounds 3, --window-ms 20000 (the sandbox's rate window: the plan's minute scaled down
- * so the bench ends in minutes), --quick (1 round, 10 s window, smaller runs), --only latency
- * (the latency-bound scenario, its transport floor and the memory run; the report files are not
- * rewritten), --profile-n8n DIR (n8n runs with --cpu-prof and writes its CPU profile into DIR
+ * so the bench ends in minutes), --quick (1 round, 10 s window, smaller runs), --only latency or
+ * --only memory (that part alone; the report files are not rewritten), --profile-n8n DIR (n8n runs with --cpu-prof and writes its CPU profile into DIR
  * when it stops).
  */
 import { spawn } from 'node:child_process';
@@ -28,7 +27,8 @@ function flag(name: string, fallback: number): number {
 }
 const quick = process.argv.includes('--quick');
 const profileDir = process.argv.includes('--profile-n8n') ? process.argv[process.argv.indexOf('--profile-n8n') + 1] : undefined;
-const onlyLatency = process.argv.includes('--only') && process.argv[process.argv.indexOf('--only') + 1] === 'latency';
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+if (only !== undefined && only !== 'latency' && only !== 'memory') throw new Error('--only takes latency or memory');
 const rounds = flag('rounds', quick ? 1 : 3);
 const windowMs = flag('window-ms', quick ? 10_000 : 20_000);
 
@@ -52,7 +52,11 @@ const scenarios: Scenario[] = [
 ];
 
 const LATENCY_SCENARIO = scenarios[3];
-const selectedScenarios = onlyLatency ? [LATENCY_SCENARIO] : scenarios;
+const selectedScenarios = only === 'latency' ? [LATENCY_SCENARIO] : only === 'memory' ? [] : scenarios;
+
+/** The memory runs: 10 000 items through our node (single output) and, as n8n's own baseline, through a No-Op. */
+const MEMORY_ITEMS = 10_000;
+const MEMORY_SCENARIO: Scenario = { ...LATENCY_SCENARIO, name: '10 000 items, memory', items: MEMORY_ITEMS, latencyMs: undefined, concurrencies: [20] };
 
 interface RunFigures {
 	wallMs: number;
@@ -271,6 +275,15 @@ function latencyTable(scenario: Scenario, rows: Row[], floors: Map<number, Floor
 	return [header, '|---|---|---|---|---|---|---|---|', ...lines.map((line) => `| ${line} |`)].join('\n');
 }
 
+function memoryTable(legs: Leg[], memory: Map<Contender, RunFigures[]>): string {
+	const lines = legs.map((leg) => {
+		const runs = memory.get(leg.contender) ?? [];
+		return [rowLabel(leg), figure(runs, (run) => run.rssGrowthMb, 0), figure(runs, (run) => run.peakRssMb, 0), figure(runs, (run) => run.wallMs / 1000), figure(runs, (run) => run.ok, 0), figure(runs, (run) => run.cpuMsPerItem, 3)].join(' | ');
+	});
+	const header = `| ${MEMORY_ITEMS} items, fresh n8n per run | RSS growth MB | Peak RSS MB | Wall s | Decides ok (counted by the service) | n8n CPU ms/item |`;
+	return [header, '|---|---|---|---|---|---|', ...lines.map((line) => `| ${line} |`)].join('\n');
+}
+
 async function main(): Promise<void> {
 	const work = mkdtempSync(join(tmpdir(), 'decision-service-bench-'));
 	const sandbox = await startSandbox({ port: 0, onExchange: (exchange) => exchanges.push(exchange) });
@@ -303,15 +316,26 @@ async function main(): Promise<void> {
 				writeFileSync(join(workflowsDir, `${id}.json`), JSON.stringify(workflow));
 			}
 		});
+		const memoryLegs: Leg[] = [{ contender: 'decision-service', concurrency: 20 }, { contender: 'no-op' }];
+		const memoryPaths = new Map<string, string>();
+		for (const leg of memoryLegs) {
+			const id = `benchMemory${leg.contender.replace(/-/g, '')}`;
+			const path = `bench-memory-${leg.contender}`;
+			memoryPaths.set(leg.contender, path);
+			workflowIds.push(id);
+			const workflow = benchWorkflow({ id, contender: leg.contender, webhookPath: path, credentialId: credentials[3].id, baseUrl: sandbox.baseUrl, apiKey: MEMORY_SCENARIO.key, concurrency: leg.concurrency ?? 1 });
+			writeFileSync(join(workflowsDir, `${id}.json`), JSON.stringify(workflow));
+		}
 		const prepared = prepareN8n({ userFolder: join(work, 'user'), tarball, sandboxBaseUrl: sandbox.baseUrl, apiKey: DEMO_KEYS.pro, workflowsDir, port: await freePort() });
 		const credentialsFile = join(work, 'bench-credentials.json');
 		writeFileSync(credentialsFile, JSON.stringify(credentials.map((credential) => ({ id: credential.id, name: credential.id, type: 'decisionServiceApi', data: { apiKey: credential.key, baseUrl: sandbox.baseUrl } }))));
 		prepared.cli(['import:credentials', `--input=${credentialsFile}`]);
 		// Webhooks listen only on published (active) workflows.
 		for (const id of workflowIds) prepared.cli(['publish:workflow', `--id=${id}`]);
-		n8n = await startN8n(prepared, { nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [] });
+		const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+		n8n = await startN8n(prepared, { nodeArgs });
 		console.log(`n8n ${N8N_VERSION} at ${n8n.url} (pid ${n8n.process?.pid})`);
-		await waitForWebhooks(n8n, Object.values(paths));
+		await waitForWebhooks(n8n, [...Object.values(paths), ...memoryPaths.values()]);
 		// Warm-up (not measured): the first executions load code and fill caches.
 		for (const [index, scenario] of scenarios.entries()) {
 			if (!selectedScenarios.includes(scenario)) continue;
@@ -341,7 +365,7 @@ async function main(): Promise<void> {
 		// The transport floor of the latency-bound scenario: our client without n8n, same sandbox.
 		const latencyScenario = LATENCY_SCENARIO;
 		const floors = new Map<number, FloorFigures[]>();
-		for (const concurrency of latencyScenario.concurrencies) {
+		for (const concurrency of selectedScenarios.includes(latencyScenario) ? latencyScenario.concurrencies : []) {
 			for (let round = 0; round < rounds; round++) {
 				const figures = await runFloor(sandbox, latencyScenario, concurrency);
 				floors.set(concurrency, [...(floors.get(concurrency) ?? []), figures]);
@@ -349,21 +373,33 @@ async function main(): Promise<void> {
 			}
 		}
 
-		// Memory: 10 000 items through Decide in single-output mode, unlimited plan, no latency.
-		const memoryScenario: Scenario = { ...LATENCY_SCENARIO, name: '10 000 items, memory', items: 10_000, latencyMs: undefined };
-		const memory = await runOnce(sandbox, n8n, memoryScenario, paths[`3|${rowLabel({ contender: 'decision-service', concurrency: 20 })}`]);
-		console.log(`10 000 items: ${(memory.wallMs / 1000).toFixed(1)} s, ok ${memory.ok}, RSS growth ${memory.rssGrowthMb.toFixed(0)} MB (peak ${memory.peakRssMb.toFixed(0)} MB), ${memory.cpuMsPerItem.toFixed(3)} CPU ms/item`);
+		// Memory: each run in a freshly started n8n (after a small warm-up of both workflows), so one
+		// run's heap growth does not hide the next one's; rounds alternate our node and the No-Op.
+		const memory = new Map<Contender, RunFigures[]>();
+		for (let round = 0; round < (only === 'latency' ? 0 : rounds); round++) {
+			for (const leg of memoryLegs) {
+				await n8n.stop();
+				n8n = await startN8n(prepared, { nodeArgs });
+				await waitForWebhooks(n8n, [...memoryPaths.values()]);
+				for (const warmUp of memoryLegs) await runOnce(sandbox, n8n, { ...MEMORY_SCENARIO, items: 20 }, memoryPaths.get(warmUp.contender)!);
+				await new Promise((resolve) => setTimeout(resolve, 2_000));
+				const figures = await runOnce(sandbox, n8n, MEMORY_SCENARIO, memoryPaths.get(leg.contender)!);
+				memory.set(leg.contender, [...(memory.get(leg.contender) ?? []), figures]);
+				console.log(`10 000 items, ${rowLabel(leg)}, round ${round + 1}: ${(figures.wallMs / 1000).toFixed(1)} s, ok ${figures.ok}, RSS growth ${figures.rssGrowthMb.toFixed(0)} MB (peak ${figures.peakRssMb.toFixed(0)} MB), ${figures.cpuMsPerItem.toFixed(3)} CPU ms/item`);
+			}
+		}
+		const memoryReport = memoryTable(memoryLegs, memory);
 
-		if (onlyLatency) {
-			console.log(`\n${table(rows)}\n\n${latencyTable(latencyScenario, rows, floors)}\n`);
+		if (only) {
+			console.log(`\n${table(rows)}\n\n${latencyTable(latencyScenario, rows, floors)}\n\n${memoryReport}\n`);
 			return;
 		}
 		const plots = await renderRatePlots(series, join(projectRoot, 'bench'));
-		const results = { date: new Date().toISOString(), n8n: N8N_VERSION, windowMs, rounds, machine: { cpus: cpus().length, model: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30) }, rows, floors: Object.fromEntries(floors), memory };
+		const results = { date: new Date().toISOString(), n8n: N8N_VERSION, windowMs, rounds, machine: { cpus: cpus().length, model: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30) }, rows, floors: Object.fromEntries(floors), memory: Object.fromEntries(memory) };
 		writeFileSync(join(projectRoot, 'bench', 'results.json'), `${JSON.stringify(results, (key, value) => (key === 'timestamps' ? undefined : value), 2)}\n`);
-		const report = `${table(rows)}\n\n${latencyTable(latencyScenario, rows, floors)}`;
+		const report = `${table(rows)}\n\n${latencyTable(latencyScenario, rows, floors)}\n\n${memoryReport}`;
 		console.log(`\n${report}\n`);
-		writeFileSync(join(projectRoot, 'bench', 'latest-table.md'), `${report}\n\n10 000 items (memory): wall ${(memory.wallMs / 1000).toFixed(1)} s, ok ${memory.ok}, RSS growth ${memory.rssGrowthMb.toFixed(0)} MB, peak ${memory.peakRssMb.toFixed(0)} MB, ${memory.cpuMsPerItem.toFixed(3)} CPU ms/item\n\nPlots: ${plots.join(', ')}\n`);
+		writeFileSync(join(projectRoot, 'bench', 'latest-table.md'), `${report}\n\nPlots: ${plots.join(', ')}\n`);
 	} finally {
 		await n8n?.stop();
 		await sandbox.close();

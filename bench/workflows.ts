@@ -1,7 +1,7 @@
 /** The benchmark's workflows: a webhook with N items into one contender, as a user would build them. */
 import { NODE_TYPE } from '../scripts/lib/n8n-env';
 
-export type Contender = 'decision-service' | 'http-default' | 'http-batched';
+export type Contender = 'decision-service' | 'http-default' | 'http-batched' | 'no-op';
 
 export interface BenchWorkflowOptions {
 	id: string;
@@ -16,8 +16,12 @@ export interface BenchWorkflowOptions {
 }
 
 export function benchWorkflow(options: BenchWorkflowOptions): Record<string, unknown> {
+	// n8n's own No Operation node: what n8n itself spends carrying the items, the baseline of the memory runs.
+	const noOpNode = { name: 'Contender', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [660, 300], parameters: {} };
 	const contenderNode =
-		options.contender === 'decision-service'
+		options.contender === 'no-op'
+			? noOpNode
+			: options.contender === 'decision-service'
 			? {
 					name: 'Contender',
 					type: NODE_TYPE,
