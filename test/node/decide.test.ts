@@ -232,6 +232,18 @@ describe('error handling', () => {
 		expect(result.outputs[6][0].json).toEqual({ error: expect.stringContaining('"body" is required') });
 	});
 
+	it('without continue-on-fail, items not yet sent when a decide fails are never sent', async () => {
+		const credentials = credentialsFor(DEMO_KEYS.pro);
+		const before = await sb.usage(DEMO_KEYS.pro);
+		// The first decide fails (a 500 is not retried: the service may have run it).
+		await sb.control('POST', '/faults', { seed: 1, rules: [{ method: 'POST', path: '^/v1/decide/', status: 500, times: 1 }] });
+		const items = Array.from({ length: 12 }, (_, index) => ({ text: `Message number ${index}: how do I export my data?` }));
+		const result = await run({ slug: 'content-labels', items, credentials, extra: { options: { concurrency: 2 } } });
+		expect(result.error?.message).toMatch(/internal|500/i);
+		// At most the one decide already in flight beside the failed one was charged.
+		expect((await sb.usage(DEMO_KEYS.pro)).used - before.used).toBeLessThanOrEqual(1);
+	});
+
 	it('an API error on the error output keeps its pairedItem (decision not live)', async () => {
 		const credentials = credentialsFor(DEMO_KEYS.pro);
 		await sb.client(DEMO_KEYS.pro).createDecision({ name: 'Not Yet', type: 'route', instructions: 'Which?', options: ['a', 'b'], publish: false });

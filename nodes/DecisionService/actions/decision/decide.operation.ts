@@ -286,8 +286,9 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	const options = this.getNodeParameter('options', 0, {}) as DecideOptions;
 	const routeMode = (this.getNodeParameter('outputMode', 0) as string) === 'routeToOutputs';
 	const resultField = options.resultField?.trim() || 'decision';
+	const concurrency = options.concurrency ?? 5;
 	const client = await createDecisionClient(this, {
-		concurrency: options.concurrency ?? 5,
+		concurrency,
 		timeoutMs: (options.timeout ?? 15) * 1000,
 		maxRateLimitWaitMs: (options.maxRateLimitWait ?? 120) * 1000,
 	});
@@ -330,25 +331,34 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		}
 	}
 
-	// Decide concurrently (the client caps concurrency and holds the rate); results stay in item order.
+	// Decide concurrently: as many workers as the concurrency, each taking the next item when its
+	// last one is answered (the client also caps concurrency and holds the rate). Only the items in
+	// flight hold a request's state, and after a failure without continue-on-fail nothing more is sent.
+	const decideOptions = {
+		version: options.version ? options.version : undefined,
+		engine: options.engine && options.engine !== 'auto' ? options.engine : undefined,
+	};
+	const results: Array<Run | Error> = new Array<Run | Error>(prepared.length);
 	let firstFailure: Error | undefined;
-	const results = await Promise.all(
-		prepared.map(async (entry, itemIndex): Promise<Run | Error> => {
-			if ('error' in entry) return entry.error;
-			// Without continue-on-fail the run stops at the first failure: items not yet sent are not sent.
-			if (firstFailure) return firstFailure;
+	let nextIndex = 0;
+	const worker = async (): Promise<void> => {
+		while (nextIndex < prepared.length && !firstFailure) {
+			const itemIndex = nextIndex++;
+			const entry = prepared[itemIndex];
+			if ('error' in entry) {
+				results[itemIndex] = entry.error;
+				continue;
+			}
 			try {
-				return await client.decide(entry.slug, entry.input, {
-					version: options.version ? options.version : undefined,
-					engine: options.engine && options.engine !== 'auto' ? options.engine : undefined,
-				});
+				results[itemIndex] = await client.decide(entry.slug, entry.input, decideOptions);
 			} catch (error) {
 				const nodeError = toNodeError(this.getNode(), error, itemIndex);
-				if (!continueOnFail && !firstFailure) firstFailure = nodeError;
-				return nodeError;
+				if (!continueOnFail) firstFailure ??= nodeError;
+				results[itemIndex] = nodeError;
 			}
-		}),
-	);
+		}
+	};
+	await Promise.all(Array.from({ length: Math.min(concurrency, prepared.length) }, worker));
 	if (firstFailure) throw firstFailure;
 
 	results.forEach((result, itemIndex) => {
