@@ -48,7 +48,7 @@ const scenarios: Scenario[] = [
 	{ name: 'Free (30/min)', key: DEMO_KEYS.free, limit: 30, items: 90, concurrencies: [5], contenders: ['decision-service', 'http-default', 'http-batched'] },
 	{ name: 'Pro (120/min)', key: DEMO_KEYS.pro, limit: 120, items: 360, concurrencies: [5], contenders: ['decision-service', 'http-default', 'http-batched'] },
 	{ name: 'Scale (600/min)', key: DEMO_KEYS.scale, limit: 600, items: quick ? 1200 : 1800, concurrencies: [10], contenders: ['decision-service', 'http-default', 'http-batched'] },
-	{ name: 'Unlimited, 50 ms latency', key: DEMO_KEYS.unlimited, limit: null, items: 1000, concurrencies: [5, 20, 50], latencyMs: 50, contenders: ['decision-service', 'http-default'] },
+	{ name: 'Unlimited, 50 ms latency', key: DEMO_KEYS.unlimited, limit: null, items: 1000, concurrencies: [5, 20, 50], latencyMs: 50, contenders: ['decision-service', 'http-default', 'http-batched'] },
 ];
 
 const LATENCY_SCENARIO = scenarios[3];
@@ -200,9 +200,21 @@ interface Row {
 
 type Leg = Pick<Row, 'contender' | 'concurrency'>;
 
-/** What runs in a scenario: our node once per concurrency, each other contender once. */
+/**
+ * What runs in a scenario: our node once per concurrency; without a rate limit, the batched HTTP
+ * Request node too (batches of C, no interval: n8n's own way to keep C requests going); each
+ * other contender once.
+ */
 const legsOf = (scenario: Scenario): Leg[] =>
-	scenario.contenders.flatMap((contender): Leg[] => (contender === 'decision-service' ? scenario.concurrencies.map((concurrency) => ({ contender, concurrency })) : [{ contender }]));
+	scenario.contenders.flatMap((contender): Leg[] =>
+		contender === 'decision-service' || (contender === 'http-batched' && scenario.limit === null)
+			? scenario.concurrencies.map((concurrency) => ({ contender, concurrency }))
+			: [{ contender }],
+	);
+
+/** The HTTP Request node's batching for a leg: the plan's budget per window, or batches of C back to back. */
+const batchOf = (scenario: Scenario, leg: Leg) =>
+	leg.contender !== 'http-batched' ? undefined : scenario.limit ? { size: scenario.limit, intervalMs: windowMs } : { size: leg.concurrency ?? 1, intervalMs: 0 };
 
 const rowLabel = (row: Pick<Row, 'contender' | 'concurrency'>) => (row.concurrency === undefined ? row.contender : `${row.contender} (C = ${row.concurrency})`);
 
@@ -257,8 +269,9 @@ function latencyTable(scenario: Scenario, rows: Row[], floors: Map<number, Floor
 	const ratio = (itemsPerSecond: number, concurrency: number) => `${itemsPerSecond.toFixed(0)} (${(itemsPerSecond / ((concurrency * 1000) / latencyMs)).toFixed(2)})`;
 	const medianOf = (values: number[]) => (values.length ? median(values) : Number.NaN);
 	const lines = scenario.concurrencies.map((concurrency) => {
-		const row = rows.find((entry) => entry.scenario === scenario.name && entry.concurrency === concurrency);
-		const runs = row?.runs ?? [];
+		const runsOf = (contender: Contender) => rows.find((entry) => entry.scenario === scenario.name && entry.contender === contender && entry.concurrency === concurrency)?.runs ?? [];
+		const runs = runsOf('decision-service');
+		const batched = runsOf('http-batched');
 		const floor = floors.get(concurrency) ?? [];
 		return [
 			String(concurrency),
@@ -267,12 +280,13 @@ function latencyTable(scenario: Scenario, rows: Row[], floors: Map<number, Floor
 			medianOf(runs.map((run) => run.wallMs / 1000)).toFixed(2),
 			medianOf(runs.map((run) => run.inFlightAtService)).toFixed(1),
 			medianOf(runs.map((run) => run.serviceMs)).toFixed(1),
+			ratio(medianOf(batched.map((run) => run.itemsPerSecond)), concurrency),
 			ratio(medianOf(floor.map((figures) => figures.keepAlive)), concurrency),
 			ratio(medianOf(floor.map((figures) => figures.newConnection)), concurrency),
 		].join(' | ');
 	});
-	const header = `| C | C ÷ ${latencyMs} ms, items/s | Our node in n8n, items/s (÷ C/L) | Wall s | Decides in flight at the service | Service time per decide, ms | Our client without n8n, keep-alive (÷ C/L) | Our client without n8n, new connection per request (÷ C/L) |`;
-	return [header, '|---|---|---|---|---|---|---|---|', ...lines.map((line) => `| ${line} |`)].join('\n');
+	const header = `| C | C ÷ ${latencyMs} ms, items/s | Our node in n8n, items/s (÷ C/L) | Wall s | Decides in flight at the service | Service time per decide, ms | HTTP Request node, batches of C, items/s (÷ C/L) | Our client without n8n, keep-alive (÷ C/L) | Our client without n8n, new connection per request (÷ C/L) |`;
+	return [header, '|---|---|---|---|---|---|---|---|---|', ...lines.map((line) => `| ${line} |`)].join('\n');
 }
 
 function memoryTable(legs: Leg[], memory: Map<Contender, RunFigures[]>): string {
@@ -311,19 +325,19 @@ async function main(): Promise<void> {
 					baseUrl: sandbox.baseUrl,
 					apiKey: scenario.key,
 					concurrency: leg.concurrency ?? 1,
-					batch: scenario.limit ? { size: scenario.limit, intervalMs: windowMs } : undefined,
+					batch: batchOf(scenario, leg),
 				});
 				writeFileSync(join(workflowsDir, `${id}.json`), JSON.stringify(workflow));
 			}
 		});
-		const memoryLegs: Leg[] = [{ contender: 'decision-service', concurrency: 20 }, { contender: 'no-op' }];
+		const memoryLegs: Leg[] = [{ contender: 'decision-service', concurrency: 20 }, { contender: 'http-batched', concurrency: 20 }, { contender: 'no-op' }];
 		const memoryPaths = new Map<string, string>();
 		for (const leg of memoryLegs) {
 			const id = `benchMemory${leg.contender.replace(/-/g, '')}`;
 			const path = `bench-memory-${leg.contender}`;
 			memoryPaths.set(leg.contender, path);
 			workflowIds.push(id);
-			const workflow = benchWorkflow({ id, contender: leg.contender, webhookPath: path, credentialId: credentials[3].id, baseUrl: sandbox.baseUrl, apiKey: MEMORY_SCENARIO.key, concurrency: leg.concurrency ?? 1 });
+			const workflow = benchWorkflow({ id, contender: leg.contender, webhookPath: path, credentialId: credentials[3].id, baseUrl: sandbox.baseUrl, apiKey: MEMORY_SCENARIO.key, concurrency: leg.concurrency ?? 1, batch: batchOf(MEMORY_SCENARIO, leg) });
 			writeFileSync(join(workflowsDir, `${id}.json`), JSON.stringify(workflow));
 		}
 		const prepared = prepareN8n({ userFolder: join(work, 'user'), tarball, sandboxBaseUrl: sandbox.baseUrl, apiKey: DEMO_KEYS.pro, workflowsDir, port: await freePort() });
