@@ -6,6 +6,7 @@ import { DEMO_KEYS } from '../sandbox/server';
 import type { INodeType } from 'n8n-workflow';
 import { buildPackage, freePort, projectRoot } from '../scripts/lib/n8n-env';
 async function main() {
+	(globalThis as any).ONCE = process.env.ONCE;
 	buildPackage();
 	const { DecisionService } = require(join(projectRoot, 'dist/nodes/DecisionService/DecisionService.node.js')) as { DecisionService: new () => INodeType };
 	const nodeType = new DecisionService();

@@ -286,13 +286,25 @@ function latencyTable(scenario: Scenario, rows: Row[], floors: Map<number, Floor
 	return [header, '|---|---|---|---|---|---|---|---|---|', ...lines.map((line) => `| ${line} |`)].join('\n');
 }
 
-function memoryTable(legs: Leg[], memory: Map<Contender, RunFigures[]>): string {
-	const lines = legs.map((leg) => {
-		const runs = memory.get(leg.contender) ?? [];
-		return [rowLabel(leg), figure(runs, (run) => run.rssGrowthMb, 0), figure(runs, (run) => run.peakRssMb, 0), figure(runs, (run) => run.wallMs / 1000), figure(runs, (run) => run.ok, 0), figure(runs, (run) => run.cpuMsPerItem, 3)].join(' | ');
+/** n8n's V8 old-space cap for the memory runs: its default, and a cap as a memory-limited container would set. */
+const MEMORY_HEAPS = [0, 512];
+const heapLabel = (heap: number) => (heap ? `--max-old-space-size=${heap}` : "n8n's default heap");
+
+interface MemoryRow {
+	heap: number;
+	leg: Leg;
+	runs: RunFigures[];
+	crashes: string[];
+}
+
+function memoryTable(memory: MemoryRow[]): string {
+	const lines = memory.map((row) => {
+		const { runs } = row;
+		const crashed = row.crashes.length ? `${row.crashes.length} of ${runs.length + row.crashes.length} runs: ${[...new Set(row.crashes)].join('; ')}` : '';
+		return [heapLabel(row.heap), rowLabel(row.leg), figure(runs, (run) => run.rssGrowthMb, 0), figure(runs, (run) => run.peakRssMb, 0), figure(runs, (run) => run.wallMs / 1000), figure(runs, (run) => run.ok, 0), figure(runs, (run) => run.cpuMsPerItem, 3), crashed].join(' | ');
 	});
-	const header = `| ${MEMORY_ITEMS} items, fresh n8n per run | RSS growth MB | Peak RSS MB | Wall s | Decides ok (counted by the service) | n8n CPU ms/item |`;
-	return [header, '|---|---|---|---|---|---|', ...lines.map((line) => `| ${line} |`)].join('\n');
+	const header = `| ${MEMORY_ITEMS} items, fresh n8n per run | Contender | RSS growth MB | Peak RSS MB | Wall s | Decides ok (counted by the service) | n8n CPU ms/item | n8n stopped |`;
+	return [header, '|---|---|---|---|---|---|---|---|', ...lines.map((line) => `| ${line} |`)].join('\n');
 }
 
 async function main(): Promise<void> {
@@ -387,27 +399,41 @@ async function main(): Promise<void> {
 
 		// Memory: each run in a freshly started n8n (after a small warm-up of both workflows), so one
 		// run's heap growth does not hide the next one's; rounds alternate our node and the No-Op.
-		const memory = new Map<Contender, RunFigures[]>();
-		for (let round = 0; round < (only === 'latency' ? 0 : rounds); round++) {
-			for (const leg of memoryLegs) {
-				await n8n.stop();
-				n8n = await startN8n(prepared, { nodeArgs });
-				await waitForWebhooks(n8n, [...memoryPaths.values()]);
-				for (const warmUp of memoryLegs) await runOnce(sandbox, n8n, { ...MEMORY_SCENARIO, items: 20 }, memoryPaths.get(warmUp.contender)!);
-				await new Promise((resolve) => setTimeout(resolve, 2_000));
-				const figures = await runOnce(sandbox, n8n, MEMORY_SCENARIO, memoryPaths.get(leg.contender)!);
-				memory.set(leg.contender, [...(memory.get(leg.contender) ?? []), figures]);
-				console.log(`10 000 items, ${rowLabel(leg)}, round ${round + 1}: ${(figures.wallMs / 1000).toFixed(1)} s, ok ${figures.ok}, RSS growth ${figures.rssGrowthMb.toFixed(0)} MB (peak ${figures.peakRssMb.toFixed(0)} MB), ${figures.cpuMsPerItem.toFixed(3)} CPU ms/item`);
+		const memory: MemoryRow[] = [];
+		for (const heap of MEMORY_HEAPS) {
+			for (const leg of memoryLegs) memory.push({ heap, leg, runs: [], crashes: [] });
+			for (let round = 0; round < (only === 'latency' ? 0 : rounds); round++) {
+				for (const leg of memoryLegs) {
+					const row = memory.find((entry) => entry.heap === heap && entry.leg === leg)!;
+					await n8n.stop();
+					let output = '';
+					n8n = await startN8n(prepared, { nodeArgs: [...nodeArgs, ...(heap ? [`--max-old-space-size=${heap}`] : [])], log: (chunk) => (output = (output + chunk).slice(-4_000)) });
+					await waitForWebhooks(n8n, [...memoryPaths.values()]);
+					for (const warmUp of memoryLegs) await runOnce(sandbox, n8n, { ...MEMORY_SCENARIO, items: 20 }, memoryPaths.get(warmUp.contender)!);
+					await new Promise((resolve) => setTimeout(resolve, 2_000));
+					const label = `${MEMORY_ITEMS} items, ${heapLabel(heap)}, ${rowLabel(leg)}, round ${round + 1}`;
+					try {
+						const figures = await runOnce(sandbox, n8n, MEMORY_SCENARIO, memoryPaths.get(leg.contender)!);
+						row.runs.push(figures);
+						console.log(`${label}: ${(figures.wallMs / 1000).toFixed(1)} s, ok ${figures.ok}, RSS growth ${figures.rssGrowthMb.toFixed(0)} MB (peak ${figures.peakRssMb.toFixed(0)} MB), ${figures.cpuMsPerItem.toFixed(3)} CPU ms/item`);
+					} catch (error) {
+						// n8n itself may stop (out of memory under a heap cap): a result, not a bench failure.
+						await new Promise((resolve) => setTimeout(resolve, 1_000));
+						const reason = /heap out of memory|heap limit/i.test(output) ? 'n8n ran out of memory and stopped' : `failed: ${error instanceof Error ? error.message : String(error)}`;
+						row.crashes.push(reason);
+						console.log(`${label}: ${reason}`);
+					}
+				}
 			}
 		}
-		const memoryReport = memoryTable(memoryLegs, memory);
+		const memoryReport = memoryTable(memory);
 
 		if (only) {
 			console.log(`\n${table(rows)}\n\n${latencyTable(latencyScenario, rows, floors)}\n\n${memoryReport}\n`);
 			return;
 		}
 		const plots = await renderRatePlots(series, join(projectRoot, 'bench'));
-		const results = { date: new Date().toISOString(), n8n: N8N_VERSION, windowMs, rounds, machine: { cpus: cpus().length, model: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30) }, rows, floors: Object.fromEntries(floors), memory: Object.fromEntries(memory) };
+		const results = { date: new Date().toISOString(), n8n: N8N_VERSION, windowMs, rounds, machine: { cpus: cpus().length, model: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30) }, rows, floors: Object.fromEntries(floors), memory: memory.map((row) => ({ heap: heapLabel(row.heap), contender: rowLabel(row.leg), runs: row.runs, crashes: row.crashes })) };
 		writeFileSync(join(projectRoot, 'bench', 'results.json'), `${JSON.stringify(results, (key, value) => (key === 'timestamps' ? undefined : value), 2)}\n`);
 		const report = `${table(rows)}\n\n${latencyTable(latencyScenario, rows, floors)}\n\n${memoryReport}`;
 		console.log(`\n${report}\n`);
