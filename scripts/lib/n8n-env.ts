@@ -215,7 +215,7 @@ export async function startN8n(instance: N8nInstance, options: { log?: (chunk: s
 		process: child,
 		stop: () =>
 			new Promise<void>((resolveStop) => {
-				if (child.exitCode !== null) return resolveStop();
+				if (child.exitCode !== null || child.signalCode !== null) return resolveStop();
 				const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
 				child.once('exit', () => {
 					clearTimeout(timer);
