@@ -43,7 +43,6 @@ import {
 	type ErrorInit,
 } from './errors';
 import { ConcurrencyLimiter } from './limiter';
-import { StartPacer } from './pacer';
 import { rateGateFor, type RateGate, type RateWindowInfo } from './rate-gate';
 import { TransportError, type HttpMethod, type Sleep, type Transport, type TransportResponse } from './transport';
 
@@ -141,7 +140,6 @@ export class DecisionClient {
 		Pick<DecisionClientOptions, 'describeTransportError'> & { secrets: string[] };
 	private readonly gate: RateGate;
 	private readonly limiter: ConcurrencyLimiter;
-	private readonly pacer: StartPacer;
 
 	constructor(options: DecisionClientOptions) {
 		this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -158,7 +156,6 @@ export class DecisionClient {
 		};
 		this.gate = rateGateFor(options.rateGateKey ?? this.baseUrl, this.options.now);
 		this.limiter = new ConcurrencyLimiter(this.options.concurrency);
-		this.pacer = new StartPacer(this.options.concurrency, this.options.now);
 	}
 
 	/** POST /decide/{slug}. Metered: never sent twice unless the first provably did not arrive. */
@@ -242,12 +239,7 @@ export class DecisionClient {
 	}
 
 	private async call<T>(operation: Operation<T>, signal?: AbortSignal): Promise<T> {
-		return this.limiter.run(async () => {
-			const waitMs = this.pacer.reserve();
-			// Timers cannot wait less than a millisecond; shorter gaps add up until one is due.
-			if (waitMs >= 1) await this.options.sleep(waitMs, signal);
-			return this.attempt(operation, signal);
-		});
+		return this.limiter.run(() => this.attempt(operation, signal));
 	}
 
 	private async attempt<T>(operation: Operation<T>, signal?: AbortSignal): Promise<T> {
@@ -273,7 +265,6 @@ export class DecisionClient {
 			}
 
 			let response: TransportResponse;
-			const sentAt = this.options.now();
 			try {
 				response = await this.options.transport({
 					method: operation.method,
@@ -299,7 +290,6 @@ export class DecisionClient {
 				throw this.transportFailure(operation, failure, retries);
 			}
 			this.gate.release(reservation.ticket, rateWindowOf(response));
-			this.pacer.observe(this.options.now() - sentAt);
 
 			if (response.status >= 200 && response.status < 300) return this.parse(operation, response);
 

@@ -3,4 +3,3 @@ export * from './errors';
 export * from './transport';
 export { RateGate, rateGateFor, type RateWindowInfo } from './rate-gate';
 export { ConcurrencyLimiter } from './limiter';
-export { StartPacer } from './pacer';

@@ -1,4 +1,4 @@
-import { ConcurrencyLimiter, RateGate, StartPacer } from '../../src/client';
+import { ConcurrencyLimiter, RateGate } from '../../src/client';
 
 /** A clock the test moves by hand: the gate's arithmetic, without waiting. */
 function manualClock(start = 1_000_000) {
@@ -120,42 +120,5 @@ describe('ConcurrencyLimiter', () => {
 
 	it('refuses a capacity below 1', () => {
 		expect(() => new ConcurrencyLimiter(0)).toThrow(RangeError);
-	});
-});
-
-describe('StartPacer', () => {
-	it('starts at once until a round trip is known', () => {
-		const clock = manualClock();
-		const pacer = new StartPacer(20, clock.now);
-		expect([pacer.reserve(), pacer.reserve(), pacer.reserve()]).toEqual([0, 0, 0]);
-	});
-
-	it('then spreads starts over the shortest round trip: one every round trip ÷ concurrency', () => {
-		const clock = manualClock();
-		const pacer = new StartPacer(4, clock.now);
-		pacer.observe(60);
-		pacer.observe(40);
-		pacer.observe(80);
-		// 40 ms ÷ 4: starts at +0, +10, +20, +30 from now.
-		expect([pacer.reserve(), pacer.reserve(), pacer.reserve(), pacer.reserve()]).toEqual([0, 10, 20, 30]);
-	});
-
-	it('never holds back a start that comes later than its turn', () => {
-		const clock = manualClock();
-		const pacer = new StartPacer(2, clock.now);
-		pacer.observe(50);
-		expect(pacer.reserve()).toBe(0);
-		clock.advance(100);
-		expect(pacer.reserve()).toBe(0);
-		expect(pacer.reserve()).toBe(25);
-	});
-
-	it('with a concurrency of 1, an answered request never delays the next one', () => {
-		const clock = manualClock();
-		const pacer = new StartPacer(1, clock.now);
-		expect(pacer.reserve()).toBe(0);
-		clock.advance(30);
-		pacer.observe(30);
-		expect(pacer.reserve()).toBe(0);
 	});
 });
