@@ -244,6 +244,20 @@ describe('error handling', () => {
 		expect((await sb.usage(DEMO_KEYS.pro)).used - before.used).toBeLessThanOrEqual(1);
 	});
 
+	it('stopping the execution stops sending: no item starts after the cancel', async () => {
+		const credentials = credentialsFor(DEMO_KEYS.pro);
+		const before = await sb.usage(DEMO_KEYS.pro);
+		// Each decide takes 300 ms; 12 items one at a time would take 3.6 s.
+		await sb.control('POST', '/faults', { seed: 1, rules: [{ method: 'POST', path: '^/v1/decide/', latency_ms: 300 }] });
+		const items = Array.from({ length: 12 }, (_, index) => ({ text: `Message number ${index}: how do I export my data?` }));
+		await run({ slug: 'content-labels', items, credentials, extra: { options: { concurrency: 1 } }, cancelAfterMs: 900 });
+		// Long enough for a node that went on after the cancel to send five more.
+		await new Promise((resolve) => setTimeout(resolve, 1_500));
+		// n8n aborts the request in flight; the node must neither resend it nor start the next items.
+		// Two decides were answered before the cancel, a third may have reached the service.
+		expect((await sb.usage(DEMO_KEYS.pro)).used - before.used).toBeLessThanOrEqual(3);
+	});
+
 	it('an API error on the error output keeps its pairedItem (decision not live)', async () => {
 		const credentials = credentialsFor(DEMO_KEYS.pro);
 		await sb.client(DEMO_KEYS.pro).createDecision({ name: 'Not Yet', type: 'route', instructions: 'Which?', options: ['a', 'b'], publish: false });

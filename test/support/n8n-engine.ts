@@ -115,6 +115,8 @@ export interface RunNodeOptions {
 	onError?: INode['onError'];
 	/** Another build of the node (e.g. the bundled dist) instead of the source. */
 	nodeType?: INodeType;
+	/** Cancels the execution this long after it starts, as the editor's Stop button does. */
+	cancelAfterMs?: number;
 }
 
 export interface NodeRunResult {
@@ -199,7 +201,9 @@ export async function runNode(options: RunNodeOptions): Promise<NodeRunResult> {
 		},
 	});
 	const execute = new WorkflowExecute(additionalDataFor(options.credentials, hooks), 'manual', runExecutionData);
-	const returned = await execute.processRunExecutionData(workflow);
+	const execution = execute.processRunExecutionData(workflow);
+	const canceller = options.cancelAfterMs === undefined ? undefined : setTimeout(() => execution.cancel(), options.cancelAfterMs);
+	const returned = await execution.finally(() => clearTimeout(canceller));
 	const run = finished ?? returned;
 	const task = run.data.resultData.runData[NODE_NAME]?.[0];
 	const error = task?.error ?? run.data.resultData.error;

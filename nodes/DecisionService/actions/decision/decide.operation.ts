@@ -334,15 +334,18 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	// Decide concurrently: as many workers as the concurrency, each taking the next item when its
 	// last one is answered (the client also caps concurrency and holds the rate). Only the items in
 	// flight hold a request's state, and after a failure without continue-on-fail nothing more is sent.
+	// Stopping the execution aborts requests in flight and rate-limit waits, and no item starts after.
+	const cancelSignal = this.getExecutionCancelSignal();
 	const decideOptions = {
 		version: options.version ? options.version : undefined,
 		engine: options.engine && options.engine !== 'auto' ? options.engine : undefined,
+		signal: cancelSignal,
 	};
 	const results: Array<Run | Error> = new Array<Run | Error>(prepared.length);
 	let firstFailure: Error | undefined;
 	let nextIndex = 0;
 	const worker = async (): Promise<void> => {
-		while (nextIndex < prepared.length && !firstFailure) {
+		while (nextIndex < prepared.length && !firstFailure && !cancelSignal?.aborted) {
 			const itemIndex = nextIndex++;
 			const entry = prepared[itemIndex];
 			if ('error' in entry) {
