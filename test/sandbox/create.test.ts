@@ -1,17 +1,8 @@
 /** POST /decisions and the decision reads: bounds, normalisation, idempotency, plan limit, templates, drafter, versions. */
 import { createDecisionResponseSchema, decisionListSchema, decisionSchema, errorEnvelopeSchema } from '../../src/contract';
-import { DEMO_KEYS, routeDefinition, startHarness, type Answer, type Harness } from './helpers';
+import { DEMO_KEYS, routeDefinition, useHarness, type Answer } from './helpers';
 
-let h: Harness;
-beforeAll(async () => {
-	h = await startHarness();
-});
-afterAll(async () => {
-	await h.close();
-});
-beforeEach(async () => {
-	await h.reset();
-});
+const h = useHarness();
 
 const create = (body: unknown, key: string = DEMO_KEYS.pro): Promise<Answer> => h.api('POST', '/decisions', { key, body });
 

@@ -1,17 +1,8 @@
 /** POST /decide/{slug}: the three types, engines, uncertainty, versions and every refusal. */
 import { runSchema, UNCERTAIN_CHOICE, type Run } from '../../src/contract';
-import { DEMO_KEYS, startHarness, type Answer, type Harness } from './helpers';
+import { DEMO_KEYS, useHarness, type Answer } from './helpers';
 
-let h: Harness;
-beforeAll(async () => {
-	h = await startHarness();
-});
-afterAll(async () => {
-	await h.close();
-});
-beforeEach(async () => {
-	await h.reset();
-});
+const h = useHarness();
 
 async function run(key: string, slug: string, body: unknown): Promise<Run> {
 	const answer = await h.decide(key, slug, body);

@@ -22,7 +22,16 @@ export interface CallOptions {
 }
 
 export class Harness {
-	constructor(readonly sandbox: RunningSandbox) {}
+	constructor(private started?: RunningSandbox) {}
+
+	get sandbox(): RunningSandbox {
+		if (!this.started) throw new Error('the sandbox is not started yet (useHarness starts it in beforeAll)');
+		return this.started;
+	}
+
+	set sandbox(sandbox: RunningSandbox) {
+		this.started = sandbox;
+	}
 
 	get baseUrl(): string {
 		return this.sandbox.baseUrl;
@@ -88,8 +97,15 @@ export class Harness {
 	}
 }
 
-export async function startHarness(options: SandboxOptions = {}): Promise<Harness> {
-	return new Harness(await startSandbox({ port: 0, ...options }));
+/** One sandbox for the enclosing file or describe block: started before its tests, reset before each, closed after. */
+export function useHarness(options: SandboxOptions = {}): Harness {
+	const harness = new Harness();
+	beforeAll(async () => {
+		harness.sandbox = await startSandbox({ port: 0, ...options });
+	});
+	afterAll(() => harness.close());
+	beforeEach(() => harness.reset());
+	return harness;
 }
 
 /** A route definition for create requests, with `n` options. */

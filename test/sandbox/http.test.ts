@@ -5,18 +5,9 @@ import { join } from 'node:path';
 import { errorEnvelopeSchema, templateListSchema } from '../../src/contract';
 import { parseArgs } from '../../sandbox/cli';
 import { startSandbox } from '../../sandbox/server';
-import { DEMO_KEYS, Harness, startHarness, type Answer } from './helpers';
+import { DEMO_KEYS, Harness, useHarness, type Answer } from './helpers';
 
-let h: Harness;
-beforeAll(async () => {
-	h = await startHarness();
-});
-afterAll(async () => {
-	await h.close();
-});
-beforeEach(async () => {
-	await h.reset();
-});
+const h = useHarness();
 
 const ticket = { input: { subject: 'Invoice', body: 'I was charged twice on my invoice' } };
 

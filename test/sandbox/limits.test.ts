@@ -1,17 +1,8 @@
 /** Rate limit, monthly quota, retention and feedback, on the virtual clock. */
 import { quotaExceededDetailsSchema, RATE_LIMIT_HEADERS, rateLimitedDetailsSchema } from '../../src/contract';
-import { DEMO_KEYS, startHarness, type Answer, type Harness } from './helpers';
+import { DEMO_KEYS, useHarness, type Answer } from './helpers';
 
-let h: Harness;
-beforeAll(async () => {
-	h = await startHarness();
-});
-afterAll(async () => {
-	await h.close();
-});
-beforeEach(async () => {
-	await h.reset();
-});
+const h = useHarness();
 
 const DAY = 24 * 60 * 60 * 1000;
 const ticket = { input: { subject: 'Invoice', body: 'I was charged twice on my invoice' } };

@@ -1,6 +1,6 @@
 /** Pseudonymisation: each detector, declared fields, strict mode by plan, and nothing raw in the store. */
 import { isValidIban, isValidLuhn, pseudonymise } from '../../sandbox/pii';
-import { DEMO_KEYS, startHarness, type Harness } from './helpers';
+import { DEMO_KEYS, useHarness } from './helpers';
 
 const EMAIL = 'jane.doe@example.com';
 const PHONE = '+33 6 12 34 56 78';
@@ -89,16 +89,7 @@ describe('detectors (unit)', () => {
 });
 
 describe('over HTTP, before the engine', () => {
-	let h: Harness;
-	beforeAll(async () => {
-		h = await startHarness();
-	});
-	afterAll(async () => {
-		await h.close();
-	});
-	beforeEach(async () => {
-		await h.reset();
-	});
+	const h = useHarness();
 
 	const ticket = {
 		subject: `Invoice ${DATE}`,
