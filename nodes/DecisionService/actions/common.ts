@@ -1,6 +1,11 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { BOUNDS, SLUG_PATTERN } from '../../../src/contract';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import { BOUNDS, LOCALES, SLUG_PATTERN, type Locale } from '../../../src/contract';
 import { toNodeError } from '../transport';
+
+const LOCALE_NAMES: Record<Locale, string> = { en: 'English', fr: 'French' };
+
+/** The template languages the API has, for Create from a template and Template → Get Many. */
+export const localeOptions: INodePropertyOptions[] = LOCALES.map((value) => ({ name: LOCALE_NAMES[value], value }));
 
 /** The decision picker shared by Decide and Get: a searchable list, or a slug typed by hand. */
 export const decisionLocator: INodeProperties = {

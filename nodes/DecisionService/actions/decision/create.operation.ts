@@ -15,7 +15,7 @@ import {
 	type Locale,
 } from '../../../../src/contract';
 import { createDecisionClient } from '../../transport';
-import { runPerItem } from '../common';
+import { localeOptions, runPerItem } from '../common';
 
 const typeOptions = [
 	{ name: 'Route', value: 'route', description: 'Pick exactly one option' },
@@ -41,10 +41,7 @@ const properties: INodeProperties[] = [
 		name: 'locale',
 		type: 'options',
 		default: 'en',
-		options: [
-			{ name: 'English', value: 'en' },
-			{ name: 'French', value: 'fr' },
-		],
+		options: localeOptions,
 		displayOptions: { show: { createFrom: ['template'] } },
 	},
 	{

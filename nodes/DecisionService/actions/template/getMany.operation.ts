@@ -1,7 +1,7 @@
 import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type INodeProperties } from 'n8n-workflow';
 import type { Locale } from '../../../../src/contract';
 import { createDecisionClient } from '../../transport';
-import { limitResults, returnAllAndLimit, runPerItem } from '../common';
+import { limitResults, localeOptions, returnAllAndLimit, runPerItem } from '../common';
 
 const properties: INodeProperties[] = [
 	{
@@ -9,10 +9,7 @@ const properties: INodeProperties[] = [
 		name: 'locale',
 		type: 'options',
 		default: 'en',
-		options: [
-			{ name: 'English', value: 'en' },
-			{ name: 'French', value: 'fr' },
-		],
+		options: localeOptions,
 		description: 'Language of the template texts',
 	},
 	...returnAllAndLimit,
