@@ -4,7 +4,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { Agent, request, errors as undiciErrors } from 'undici';
-import { DecisionClient, TransportError, classifyTransportCode, type DecisionClientOptions, type Sleep, type Transport } from '../src/client';
+import { DecisionClient, TransportError, classifyTransportCode, flattenHeaders, type DecisionClientOptions, type Sleep, type Transport } from '../src/client';
 
 export interface UndiciTransportOptions {
 	apiKey: string;
@@ -36,11 +36,7 @@ export function createUndiciTransport(options: UndiciTransportOptions): Transpor
 				bodyTimeout: req.timeoutMs,
 			});
 			const body = await response.body.text();
-			const headers: Record<string, string> = {};
-			for (const [name, value] of Object.entries(response.headers)) {
-				if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-			}
-			return { status: response.statusCode, headers, body };
+			return { status: response.statusCode, headers: flattenHeaders(response.headers), body };
 		} catch (error) {
 			if (req.signal?.aborted) throw new TransportError('aborted', 'The request was cancelled.', 'ABORT_ERR');
 			if (signal.aborted || error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {

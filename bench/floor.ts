@@ -13,7 +13,7 @@
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { createUndiciTransport, nodeSleep } from '../adapters/undici';
-import { DecisionClient, TransportError, type Transport } from '../src/client';
+import { DecisionClient, TransportError, flattenHeaders, type Transport } from '../src/client';
 
 function argument(name: string): string {
 	const index = process.argv.indexOf(`--${name}`);
@@ -37,13 +37,7 @@ function newConnectionTransport(apiKey: string): Transport {
 					let body = '';
 					response.setEncoding('utf8');
 					response.on('data', (chunk: string) => (body += chunk));
-					response.on('end', () => {
-						const headers: Record<string, string> = {};
-						for (const [name, value] of Object.entries(response.headers)) {
-							if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-						}
-						resolve({ status: response.statusCode ?? 0, headers, body });
-					});
+					response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: flattenHeaders(response.headers), body }));
 				},
 			);
 			outgoing.on('timeout', () => outgoing.destroy(new TransportError('timeout', 'timed out', 'ETIMEDOUT')));

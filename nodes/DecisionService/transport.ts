@@ -16,6 +16,7 @@ import {
 	InvalidRequestError,
 	TransportError,
 	classifyTransportCode,
+	flattenHeaders,
 	type DecisionClientOptions,
 	type Transport,
 } from '../../src/client';
@@ -77,10 +78,7 @@ function n8nTransport(context: Context, credentials: DecisionServiceCredentials)
 			abortSignal: request.signal,
 		};
 		const response = (await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL_TYPE, options, { credentialsDecrypted })) as FullResponse;
-		const headers: Record<string, string> = {};
-		for (const [name, value] of Object.entries(response.headers ?? {})) {
-			if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
-		}
+		const headers = flattenHeaders(response.headers ?? {});
 		const body = typeof response.body === 'string' ? response.body : JSON.stringify(response.body ?? '');
 		return { status: response.statusCode, headers, body };
 	};

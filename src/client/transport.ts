@@ -25,6 +25,15 @@ export interface TransportResponse {
 
 export type Transport = (request: TransportRequest) => Promise<TransportResponse>;
 
+/** Response headers as a transport returns them: names lower-case, repeated values joined. */
+export function flattenHeaders(raw: Record<string, string | string[] | number | undefined>): Record<string, string> {
+	const headers: Record<string, string> = {};
+	for (const [name, value] of Object.entries(raw)) {
+		if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+	}
+	return headers;
+}
+
 /** Waits `ms`, rejecting early when `signal` aborts. */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
