@@ -14,11 +14,12 @@ import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { createUndiciTransport, nodeSleep } from '../adapters/undici';
 import { DecisionClient, TransportError, flattenHeaders, type Transport } from '../src/client';
+import { option } from './setup';
 
 function argument(name: string): string {
-	const index = process.argv.indexOf(`--${name}`);
-	if (index < 0 || index + 1 >= process.argv.length) throw new Error(`--${name} is required`);
-	return process.argv[index + 1];
+	const value = option(name);
+	if (value === undefined) throw new Error(`--${name} is required`);
+	return value;
 }
 
 /** node:http, a new agent (so a new connection) per request, as n8n's helper does. */

@@ -6,20 +6,12 @@
  * functions with the most self time), --no-profile (no sampling profiler, which costs CPU itself:
  * use it for throughput figures).
  */
-import { spawn } from 'node:child_process';
 import { Session, type Profiler } from 'node:inspector';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { runNode } from '../test/support/n8n-engine';
 import { decideParameters } from '../test/node/helpers';
 import { DEMO_KEYS } from '../sandbox/server';
-import type { INodeType } from 'n8n-workflow';
-import { buildPackage, freePort, projectRoot } from '../scripts/lib/n8n-env';
-
-function flag(name: string, fallback: number): number {
-	const index = process.argv.indexOf(`--${name}`);
-	return index > 0 ? Number(process.argv[index + 1]) : fallback;
-}
+import { BUNDLE, flag, loadBundledNode, spawnSandbox } from './setup';
 
 /** Self time of the profile's frames whose script URL matches, in ms. */
 function selfTimeMs(profile: Profiler.Profile, matches: (url: string) => boolean): number {
@@ -52,24 +44,11 @@ async function main(): Promise<void> {
 	const latencyMs = flag('latency-ms', 0);
 	const top = flag('top', 0);
 	const profiling = !process.argv.includes('--no-profile');
-	// The shipped bundle, as n8n loads it.
-	buildPackage();
-	// eslint-disable-next-line @typescript-eslint/no-require-imports -- the bundle is CommonJS
-	const { DecisionService } = require(join(projectRoot, 'dist/nodes/DecisionService/DecisionService.node.js')) as { DecisionService: new () => INodeType };
-	const nodeType = new DecisionService();
-	const port = await freePort();
-	const sandbox = spawn(join(projectRoot, 'node_modules', '.bin', 'tsx'), ['sandbox/cli.ts', '--port', String(port)], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'inherit'] });
-	await new Promise<void>((resolve) => sandbox.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('/v1') && resolve()));
+	const nodeType = loadBundledNode();
+	const sandbox = await spawnSandbox();
 	try {
-		if (latencyMs > 0) {
-			const response = await fetch(`http://127.0.0.1:${port}/_control/faults`, {
-				method: 'POST',
-				headers: { 'content-type': 'application/json' },
-				body: JSON.stringify({ seed: 1, rules: [{ method: 'POST', path: '^/v1/decide/', latency_ms: latencyMs }] }),
-			});
-			if (!response.ok) throw new Error(`could not inject latency: HTTP ${response.status}`);
-		}
-		const credentials = { apiKey: DEMO_KEYS.unlimited, baseUrl: `http://127.0.0.1:${port}/v1` };
+		if (latencyMs > 0) await sandbox.injectLatency(latencyMs);
+		const credentials = { apiKey: DEMO_KEYS.unlimited, baseUrl: sandbox.baseUrl };
 		const items = Array.from({ length: itemsCount }, (_, index) => ({ text: `Message ${index}: how do I export my data? Limited offer inside.` }));
 		const parameters = decideParameters('content-labels', undefined, { options: { concurrency, simplify: true } });
 		// Warm-up: module loading, JIT.
@@ -93,12 +72,12 @@ async function main(): Promise<void> {
 		if (latencyMs > 0) console.log(`ideal at concurrency ${concurrency} and ${latencyMs} ms latency: ${((concurrency * 1000) / latencyMs).toFixed(0)} items/s`);
 		console.log(`process CPU ${cpuMs.toFixed(0)} ms = ${(cpuMs / itemsCount).toFixed(3)} ms per item (n8n's engine, parameter expressions, n8n's HTTP helper and our node)`);
 		if (profile) {
-			const ownMs = selfTimeMs(profile, (url) => url.includes('dist/nodes/DecisionService/DecisionService.node.js'));
+			const ownMs = selfTimeMs(profile, (url) => url.includes(BUNDLE));
 			console.log(`our node's own code (bundle self time, sampled): ${ownMs.toFixed(0)} ms = ${(ownMs / itemsCount).toFixed(3)} ms per item`);
 			if (top > 0) printTopFunctions(profile, top);
 		}
 	} finally {
-		sandbox.kill('SIGTERM');
+		sandbox.stop();
 	}
 }
 

@@ -11,23 +11,14 @@
  * - the bytes allocated during the run (V8's sampling heap profiler, collected objects included),
  *   split between our bundle and everything else (n8n's engine, expressions, HTTP helper).
  */
-import { spawn } from 'node:child_process';
 import { Session, type HeapProfiler } from 'node:inspector';
-import { join } from 'node:path';
-import type { INodeType } from 'n8n-workflow';
 import { DEMO_KEYS } from '../sandbox/server';
-import { buildPackage, freePort, projectRoot } from '../scripts/lib/n8n-env';
 import { decideParameters } from '../test/node/helpers';
 import { runNode } from '../test/support/n8n-engine';
-
-function flag(name: string, fallback: number): number {
-	const index = process.argv.indexOf(`--${name}`);
-	return index > 0 ? Number(process.argv[index + 1]) : fallback;
-}
+import { BUNDLE, flag, loadBundledNode, spawnSandbox } from './setup';
 
 const collectGarbage = (globalThis as { gc?: () => void }).gc;
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
-const BUNDLE = 'dist/nodes/DecisionService/DecisionService.node.js';
 
 /** Bytes allocated per script: ours (the bundle) and the rest. */
 function allocatedBytes(profile: HeapProfiler.SamplingHeapProfile): { ours: number; total: number } {
@@ -46,16 +37,11 @@ async function main(): Promise<void> {
 	if (!collectGarbage) throw new Error('run with node --expose-gc (npm run bench:memory does)');
 	const itemsCount = flag('items', 10_000);
 	const concurrency = flag('concurrency', 20);
-	buildPackage();
-	// eslint-disable-next-line @typescript-eslint/no-require-imports -- the bundle is CommonJS
-	const { DecisionService } = require(join(projectRoot, BUNDLE)) as { DecisionService: new () => INodeType };
-	const nodeType = new DecisionService();
-	const port = await freePort();
-	const sandbox = spawn(join(projectRoot, 'node_modules', '.bin', 'tsx'), ['sandbox/cli.ts', '--port', String(port)], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'inherit'] });
-	await new Promise<void>((resolve) => sandbox.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('/v1') && resolve()));
+	const nodeType = loadBundledNode();
+	const sandbox = await spawnSandbox();
 	const session = new Session();
 	try {
-		const credentials = { apiKey: DEMO_KEYS.unlimited, baseUrl: `http://127.0.0.1:${port}/v1` };
+		const credentials = { apiKey: DEMO_KEYS.unlimited, baseUrl: sandbox.baseUrl };
 		const items = Array.from({ length: itemsCount }, (_, index) => ({ text: `Message ${index}: how do I export my data? Limited offer inside.` }));
 		const parameters = decideParameters('content-labels', undefined, { options: { concurrency, simplify: true } });
 		// Warm-up: module loading, JIT.
@@ -100,7 +86,7 @@ async function main(): Promise<void> {
 		console.log(`allocated during the run: ${mb(allocated.total)} = ${(allocated.total / itemsCount / 1024).toFixed(0)} KB per item; our bundle ${mb(allocated.ours)} = ${(allocated.ours / itemsCount / 1024).toFixed(1)} KB per item`);
 	} finally {
 		session.disconnect();
-		sandbox.kill('SIGTERM');
+		sandbox.stop();
 	}
 }
 

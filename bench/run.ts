@@ -18,16 +18,13 @@ import { DEMO_KEYS, startSandbox, type RunningSandbox, type SandboxExchange } fr
 import { N8N_VERSION } from '../scripts/lib/n8n-install';
 import { freePort, packTarball, prepareN8n, projectRoot, startN8n, type N8nInstance } from '../scripts/lib/n8n-env';
 import { cpuMs, median, peakRssMb, resetPeakRss, rssMb } from './measure';
+import { flag, option } from './setup';
 import { renderRatePlots, type RateSeries } from './plot';
 import { benchWorkflow, type Contender } from './workflows';
 
-function flag(name: string, fallback: number): number {
-	const index = process.argv.indexOf(`--${name}`);
-	return index > 0 ? Number(process.argv[index + 1]) : fallback;
-}
 const quick = process.argv.includes('--quick');
-const profileDir = process.argv.includes('--profile-n8n') ? process.argv[process.argv.indexOf('--profile-n8n') + 1] : undefined;
-const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+const profileDir = option('profile-n8n');
+const only = option('only');
 if (only !== undefined && only !== 'latency' && only !== 'memory') throw new Error('--only takes latency or memory');
 const rounds = flag('rounds', quick ? 1 : 3);
 const windowMs = flag('window-ms', quick ? 10_000 : 20_000);
