@@ -6,14 +6,17 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import * as resourceMapping from '../../nodes/DecisionService/methods/resourceMapping';
 import { loadOptionsContext, outputNames, type EngineCredentials } from '../support/n8n-engine';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../support/sandbox';
+import type { SandboxExchange } from '../../sandbox/server';
 import { decide, decideParameters, loadRoutes, locator, pairedIndexes } from './helpers';
 
 let sb: TestSandbox;
 const leaks: string[] = [];
+/** What the service saw of each request, for the concurrency test. */
+const exchanges: SandboxExchange[] = [];
 const credentialsFor = (apiKey: string): EngineCredentials => ({ apiKey, baseUrl: sb.baseUrl });
 
 beforeAll(async () => {
-	sb = await startTestSandbox();
+	sb = await startTestSandbox({ onExchange: (exchange) => exchanges.push(exchange) });
 });
 afterAll(async () => {
 	await sb.close();
@@ -22,6 +25,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
 	await sb.control('POST', '/reset');
+	exchanges.length = 0;
 });
 
 async function run(options: Parameters<typeof decide>[0]) {
@@ -230,6 +234,20 @@ describe('error handling', () => {
 		expect(placed[2]).toEqual([2]);
 		expect(placed[6]).toEqual([1]);
 		expect(result.outputs[6][0].json).toEqual({ error: expect.stringContaining('"body" is required') });
+	});
+
+	it('keeps Concurrency decides in flight at the service, never more', async () => {
+		const credentials = credentialsFor(DEMO_KEYS.pro);
+		// Slow answers, so that requests overlap whenever the node lets them.
+		await sb.control('POST', '/faults', { seed: 1, rules: [{ method: 'POST', path: '^/v1/decide/', latency_ms: 150 }] });
+		const items = Array.from({ length: 12 }, (_, index) => ({ text: `Message number ${index}: how do I export my data?` }));
+		const result = await run({ slug: 'content-labels', items, credentials, extra: { options: { concurrency: 4 } } });
+		expect(result.outputs[0]).toHaveLength(12);
+		const decides = exchanges.filter((exchange) => exchange.path.startsWith('/v1/decide/'));
+		expect(decides).toHaveLength(12);
+		// The most decides the service held at once: at each arrival, those not yet answered.
+		const inFlight = decides.map((arrival) => decides.filter((other) => other.receivedAt <= arrival.receivedAt && other.sentAt > arrival.receivedAt).length);
+		expect(Math.max(...inFlight)).toBe(4);
 	});
 
 	it('without continue-on-fail, items not yet sent when a decide fails are never sent', async () => {
