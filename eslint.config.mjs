@@ -9,14 +9,33 @@ const requireFromNodeCli = createRequire(import.meta.resolve('@n8n/node-cli/esli
 const tseslint = requireFromNodeCli('typescript-eslint');
 
 const SHIPPED = ['nodes/**/*.ts', 'credentials/**/*.ts', 'src/**/*.ts'];
-const DEV_ONLY = ['sandbox/**/*.ts', 'test/**/*.ts', 'scripts/**/*.ts', 'adapters/**/*.ts', 'bench/**/*.ts', '*.ts'];
+const DEV_ONLY = [
+	'sandbox/**/*.ts',
+	'test/**/*.ts',
+	'scripts/**/*.ts',
+	'harness/**/*.ts',
+	'bench/**/*.ts',
+	'*.ts',
+];
 
 const shipped = n8nConfig.map((entry) =>
-	Array.isArray(entry.files) && entry.files.includes('**/*.ts') ? { ...entry, files: SHIPPED } : entry,
+	Array.isArray(entry.files) && entry.files.includes('**/*.ts')
+		? { ...entry, files: SHIPPED }
+		: entry,
 );
 
 export default [
-	{ ignores: ['dist/**', 'node_modules/**', 'coverage/**', '**/*.js', '**/*.mjs', '**/*.cjs', 'docs/**'] },
+	{
+		ignores: [
+			'dist/**',
+			'node_modules/**',
+			'coverage/**',
+			'**/*.js',
+			'**/*.mjs',
+			'**/*.cjs',
+			'docs/**',
+		],
+	},
 	...shipped,
 	...tseslint.configs.recommended.map((entry) => ({ ...entry, files: DEV_ONLY })),
 ];

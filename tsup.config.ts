@@ -32,7 +32,11 @@ export default defineConfig({
 	},
 	onSuccess: async () => {
 		mkdirSync('dist/nodes/DecisionService', { recursive: true });
-		for (const file of ['DecisionService.node.json', 'decisionService.svg', 'decisionService.dark.svg']) {
+		for (const file of [
+			'DecisionService.node.json',
+			'decisionService.svg',
+			'decisionService.dark.svg',
+		]) {
 			cpSync(`nodes/DecisionService/${file}`, `dist/nodes/DecisionService/${file}`);
 		}
 	},

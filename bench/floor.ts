@@ -12,7 +12,7 @@
  */
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { createUndiciTransport, nodeSleep } from '../adapters/undici';
+import { createUndiciTransport, nodeSleep } from '../harness/undici';
 import { DecisionClient, TransportError, flattenHeaders, type Transport } from '../src/client';
 import { option } from './setup';
 
@@ -38,20 +38,49 @@ function newConnectionTransport(apiKey: string): Transport {
 					let body = '';
 					response.setEncoding('utf8');
 					response.on('data', (chunk: string) => (body += chunk));
-					response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: flattenHeaders(response.headers), body }));
+					response.on('end', () =>
+						resolve({
+							status: response.statusCode ?? 0,
+							headers: flattenHeaders(response.headers),
+							body,
+						}),
+					);
 				},
 			);
-			outgoing.on('timeout', () => outgoing.destroy(new TransportError('timeout', 'timed out', 'ETIMEDOUT')));
-			outgoing.on('error', (error: NodeJS.ErrnoException) => reject(error instanceof TransportError ? error : new TransportError('reset', 'Connection failed.', error.code)));
+			outgoing.on('timeout', () =>
+				outgoing.destroy(new TransportError('timeout', 'timed out', 'ETIMEDOUT')),
+			);
+			outgoing.on('error', (error: NodeJS.ErrnoException) =>
+				reject(
+					error instanceof TransportError
+						? error
+						: new TransportError('reset', 'Connection failed.', error.code),
+				),
+			);
 			outgoing.end(request.body);
 		});
 }
 
-async function throughput(transport: Transport, baseUrl: string, concurrency: number, items: number): Promise<{ itemsPerSecond: number; failed: number }> {
-	const client = new DecisionClient({ baseUrl, transport, sleep: nodeSleep, concurrency, rateGateKey: `floor-${Math.random()}` });
-	const inputs = Array.from({ length: items }, (_, index) => ({ text: `Message ${index}: how do I export my data? Limited offer inside.` }));
+async function throughput(
+	transport: Transport,
+	baseUrl: string,
+	concurrency: number,
+	items: number,
+): Promise<{ itemsPerSecond: number; failed: number }> {
+	const client = new DecisionClient({
+		baseUrl,
+		transport,
+		sleep: nodeSleep,
+		concurrency,
+		rateGateKey: `floor-${Math.random()}`,
+	});
+	const inputs = Array.from({ length: items }, (_, index) => ({
+		text: `Message ${index}: how do I export my data? Limited offer inside.`,
+	}));
 	const started = performance.now();
-	const outcomes = await Promise.allSettled(inputs.map((input) => client.decide('content-labels', input)));
+	const outcomes = await Promise.allSettled(
+		inputs.map((input) => client.decide('content-labels', input)),
+	);
 	const seconds = (performance.now() - started) / 1000;
 	const failed = outcomes.filter((outcome) => outcome.status === 'rejected').length;
 	return { itemsPerSecond: (items - failed) / seconds, failed };
@@ -68,7 +97,13 @@ async function main(): Promise<void> {
 		await throughput(keepAlive, baseUrl, concurrency, Math.min(items, 100));
 		const pooled = await throughput(keepAlive, baseUrl, concurrency, items);
 		const fresh = await throughput(newConnectionTransport(apiKey), baseUrl, concurrency, items);
-		console.log(JSON.stringify({ 'keep-alive': pooled.itemsPerSecond, 'new-connection': fresh.itemsPerSecond, failed: pooled.failed + fresh.failed }));
+		console.log(
+			JSON.stringify({
+				'keep-alive': pooled.itemsPerSecond,
+				'new-connection': fresh.itemsPerSecond,
+				failed: pooled.failed + fresh.failed,
+			}),
+		);
 	} finally {
 		await keepAlive.close();
 	}

@@ -14,14 +14,17 @@
 import { Session, type HeapProfiler } from 'node:inspector';
 import { DEMO_KEYS } from '../sandbox/server';
 import { decideParameters } from '../test/node/helpers';
-import { runNode } from '../test/support/n8n-engine';
+import { runNode } from '../harness/n8n-engine';
 import { BUNDLE, flag, loadBundledNode, spawnSandbox } from './setup';
 
 const collectGarbage = (globalThis as { gc?: () => void }).gc;
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
 
 /** Bytes allocated per script: ours (the bundle) and the rest. */
-function allocatedBytes(profile: HeapProfiler.SamplingHeapProfile): { ours: number; total: number } {
+function allocatedBytes(profile: HeapProfiler.SamplingHeapProfile): {
+	ours: number;
+	total: number;
+} {
 	let ours = 0;
 	let total = 0;
 	const walk = (node: HeapProfiler.SamplingHeapProfileNode) => {
@@ -42,14 +45,22 @@ async function main(): Promise<void> {
 	const session = new Session();
 	try {
 		const credentials = { apiKey: DEMO_KEYS.unlimited, baseUrl: sandbox.baseUrl };
-		const items = Array.from({ length: itemsCount }, (_, index) => ({ text: `Message ${index}: how do I export my data? Limited offer inside.` }));
-		const parameters = decideParameters('content-labels', undefined, { options: { concurrency, simplify: true } });
+		const items = Array.from({ length: itemsCount }, (_, index) => ({
+			text: `Message ${index}: how do I export my data? Limited offer inside.`,
+		}));
+		const parameters = decideParameters('content-labels', undefined, {
+			options: { concurrency, simplify: true },
+		});
 		// Warm-up: module loading, JIT.
 		await runNode({ nodeType, parameters, items: items.slice(0, 200), credentials });
 
 		session.connect();
 		const post = <T>(method: string, params?: object) =>
-			new Promise<T>((resolve, reject) => session.post(method, params ?? {}, (error, result) => (error ? reject(error) : resolve(result as T))));
+			new Promise<T>((resolve, reject) =>
+				session.post(method, params ?? {}, (error, result) =>
+					error ? reject(error) : resolve(result as T),
+				),
+			);
 
 		// Run 1: peak growth as the process sees it, garbage included.
 		collectGarbage();
@@ -62,9 +73,16 @@ async function main(): Promise<void> {
 			peakHeap = Math.max(peakHeap, now.heapUsed);
 		}, 20);
 		await post('HeapProfiler.enable');
-		await post('HeapProfiler.startSampling', { samplingInterval: 16_384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
-		const ok = (await runNode({ nodeType, parameters, items, credentials })).outputs[0]?.length ?? 0;
-		const { profile } = await post<{ profile: HeapProfiler.SamplingHeapProfile }>('HeapProfiler.getSamplingProfile');
+		await post('HeapProfiler.startSampling', {
+			samplingInterval: 16_384,
+			includeObjectsCollectedByMajorGC: true,
+			includeObjectsCollectedByMinorGC: true,
+		});
+		const ok =
+			(await runNode({ nodeType, parameters, items, credentials })).outputs[0]?.length ?? 0;
+		const { profile } = await post<{ profile: HeapProfiler.SamplingHeapProfile }>(
+			'HeapProfiler.getSamplingProfile',
+		);
 		await post('HeapProfiler.stopSampling');
 		clearInterval(sampler);
 		const allocated = allocatedBytes(profile);
@@ -80,10 +98,18 @@ async function main(): Promise<void> {
 		const second = await runNode({ nodeType, parameters, items, credentials });
 		clearInterval(collector);
 
-		console.log(`${ok}/${itemsCount} items ok (and ${second.outputs[0]?.length ?? 0} in the second run), concurrency ${concurrency}`);
-		console.log(`peak growth while running: RSS +${mb(peakRss - before.rss)}, V8 heap +${mb(peakHeap - before.heapUsed)} (garbage not yet collected included)`);
-		console.log(`live heap, collected every 250 ms: at most +${mb(liveMax - liveBefore)} over the ${mb(liveBefore)} before the run`);
-		console.log(`allocated during the run: ${mb(allocated.total)} = ${(allocated.total / itemsCount / 1024).toFixed(0)} KB per item; our bundle ${mb(allocated.ours)} = ${(allocated.ours / itemsCount / 1024).toFixed(1)} KB per item`);
+		console.log(
+			`${ok}/${itemsCount} items ok (and ${second.outputs[0]?.length ?? 0} in the second run), concurrency ${concurrency}`,
+		);
+		console.log(
+			`peak growth while running: RSS +${mb(peakRss - before.rss)}, V8 heap +${mb(peakHeap - before.heapUsed)} (garbage not yet collected included)`,
+		);
+		console.log(
+			`live heap, collected every 250 ms: at most +${mb(liveMax - liveBefore)} over the ${mb(liveBefore)} before the run`,
+		);
+		console.log(
+			`allocated during the run: ${mb(allocated.total)} = ${(allocated.total / itemsCount / 1024).toFixed(0)} KB per item; our bundle ${mb(allocated.ours)} = ${(allocated.ours / itemsCount / 1024).toFixed(1)} KB per item`,
+		);
 	} finally {
 		session.disconnect();
 		sandbox.stop();

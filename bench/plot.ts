@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { ensureChromium } from '../scripts/lib/chromium';
+import { ensureChromium } from '../harness/chromium';
 
 export interface RateSeries {
 	scenario: string;
@@ -13,7 +13,11 @@ export interface RateSeries {
 	timestamps: number[];
 }
 
-const COLORS: Record<string, string[]> = { 'decision-service': ['#3b4cc0', '#7b8ee8', '#1b2470'], 'http-default': ['#e05d5d'], 'http-batched': ['#f29e4c'] };
+const COLORS: Record<string, string[]> = {
+	'decision-service': ['#3b4cc0', '#7b8ee8', '#1b2470'],
+	'http-default': ['#e05d5d'],
+	'http-batched': ['#f29e4c'],
+};
 
 /** One colour per series: the contender's hue, a different shade for each concurrency of it. */
 function colorsOf(series: RateSeries[]): string[] {
@@ -44,23 +48,36 @@ function svgFor(scenario: string, series: RateSeries[]): string {
 	const height = 420;
 	const margin = { left: 60, right: 20, top: 40, bottom: 50 };
 	const colors = colorsOf(series);
-	const lines = series.map((entry, index) => ({ entry, color: colors[index], values: perSecond(entry.timestamps) }));
+	const lines = series.map((entry, index) => ({
+		entry,
+		color: colors[index],
+		values: perSecond(entry.timestamps),
+	}));
 	const legendStep = (width - margin.left - margin.right) / Math.max(1, series.length);
 	const maxX = Math.max(10, ...lines.map((line) => line.values.length));
 	const limit = series[0]?.limitPerSecond ?? null;
 	const maxY = Math.max(1, limit ?? 0, ...lines.flatMap((line) => line.values)) * 1.1;
 	const x = (value: number) => margin.left + (value / maxX) * (width - margin.left - margin.right);
-	const y = (value: number) => height - margin.bottom - (value / maxY) * (height - margin.top - margin.bottom);
+	const y = (value: number) =>
+		height - margin.bottom - (value / maxY) * (height - margin.top - margin.bottom);
 	const paths = lines
 		.map(({ color, values }) => {
-			const points = values.map((value, second) => `${x(second).toFixed(1)},${y(value).toFixed(1)} ${x(second + 1).toFixed(1)},${y(value).toFixed(1)}`).join(' ');
+			const points = values
+				.map(
+					(value, second) =>
+						`${x(second).toFixed(1)},${y(value).toFixed(1)} ${x(second + 1).toFixed(1)},${y(value).toFixed(1)}`,
+				)
+				.join(' ');
 			return `<polyline fill="none" stroke="${color}" stroke-width="2" points="${points}"/>`;
 		})
 		.join('');
 	const ticksY = Array.from({ length: 5 }, (_, index) => (maxY / 5) * (index + 1));
 	const ticksX = Array.from({ length: 6 }, (_, index) => Math.round((maxX / 5) * index));
 	const legend = lines
-		.map(({ entry, color }, index) => `<rect x="${margin.left + 10 + index * legendStep}" y="12" width="14" height="4" fill="${color}"/><text x="${margin.left + 30 + index * legendStep}" y="18" font-size="11">${entry.contender} (${entry.timestamps.length} ok)</text>`)
+		.map(
+			({ entry, color }, index) =>
+				`<rect x="${margin.left + 10 + index * legendStep}" y="12" width="14" height="4" fill="${color}"/><text x="${margin.left + 30 + index * legendStep}" y="18" font-size="11">${entry.contender} (${entry.timestamps.length} ok)</text>`,
+		)
 		.join('');
 	return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif">
 <rect width="100%" height="100%" fill="white"/>
@@ -81,17 +98,33 @@ export async function renderRatePlots(series: RateSeries[], dir: string): Promis
 	const browser = await chromium.launch({
 		executablePath: ensureChromium(),
 		headless: true,
-		args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+		args: [
+			'--no-sandbox',
+			'--disable-gpu',
+			'--disable-background-networking',
+			'--disable-component-update',
+			'--disable-sync',
+			'--no-first-run',
+		],
 	});
 	const files: string[] = [];
 	try {
 		const page = await browser.newPage({ viewport: { width: 900, height: 420 } });
 		for (const scenario of [...new Set(series.map((entry) => entry.scenario))]) {
-			const svg = svgFor(scenario, series.filter((entry) => entry.scenario === scenario));
-			const name = `rate-${scenario.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}.png`;
+			const svg = svgFor(
+				scenario,
+				series.filter((entry) => entry.scenario === scenario),
+			);
+			const name = `rate-${scenario
+				.toLowerCase()
+				.replace(/[^a-z0-9]+/g, '-')
+				.replace(/^-|-$/g, '')}.png`;
 			writeFileSync(join(dir, name.replace(/\.png$/, '.svg')), svg);
 			await page.setContent(`<html><body style="margin:0">${svg}</body></html>`);
-			await page.screenshot({ path: join(dir, name), clip: { x: 0, y: 0, width: 900, height: 420 } });
+			await page.screenshot({
+				path: join(dir, name),
+				clip: { x: 0, y: 0, width: 900, height: 420 },
+			});
 			files.push(name);
 		}
 	} finally {

@@ -1,7 +1,7 @@
 /**
  * npm run bench: our node against the HTTP Request node in real n8n, on loopback, with the
- * sandbox playing the Decision Service. Prints a table and writes bench/RESULTS.md, bench/results.json
- * and bench/rate-*.png (requests per second over time against the plan's limit).
+ * sandbox playing the Decision Service. Prints a table and writes bench/results/: results.json,
+ * latest-table.md and rate-*.png (requests per second over time against the plan's limit).
  *
  * Flags: --rounds 3, --window-ms 20000 (the sandbox's rate window: the plan's minute scaled down
  * so the bench ends in minutes), --quick (1 round, 10 s window, smaller runs), --only latency or
@@ -14,9 +14,21 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
-import { DEMO_KEYS, startSandbox, type RunningSandbox, type SandboxExchange } from '../sandbox/server';
-import { N8N_VERSION } from '../scripts/lib/n8n-install';
-import { freePort, packTarball, prepareN8n, projectRoot, startN8n, type N8nInstance } from '../scripts/lib/n8n-env';
+import {
+	DEMO_KEYS,
+	startSandbox,
+	type RunningSandbox,
+	type SandboxExchange,
+} from '../sandbox/server';
+import { N8N_VERSION } from '../harness/n8n-install';
+import {
+	freePort,
+	packTarball,
+	prepareN8n,
+	projectRoot,
+	startN8n,
+	type N8nInstance,
+} from '../harness/n8n-env';
 import { cpuMs, median, peakRssMb, resetPeakRss, rssMb } from './measure';
 import { flag, option } from './setup';
 import { renderRatePlots, type RateSeries } from './plot';
@@ -25,7 +37,8 @@ import { benchWorkflow, type Contender } from './workflows';
 const quick = process.argv.includes('--quick');
 const profileDir = option('profile-n8n');
 const only = option('only');
-if (only !== undefined && only !== 'latency' && only !== 'memory') throw new Error('--only takes latency or memory');
+if (only !== undefined && only !== 'latency' && only !== 'memory')
+	throw new Error('--only takes latency or memory');
 const rounds = flag('rounds', quick ? 1 : 3);
 const windowMs = flag('window-ms', quick ? 10_000 : 20_000);
 
@@ -42,18 +55,54 @@ interface Scenario {
 }
 
 const scenarios: Scenario[] = [
-	{ name: 'Free (30/min)', key: DEMO_KEYS.free, limit: 30, items: 90, concurrencies: [5], contenders: ['decision-service', 'http-default', 'http-batched'] },
-	{ name: 'Pro (120/min)', key: DEMO_KEYS.pro, limit: 120, items: 360, concurrencies: [5], contenders: ['decision-service', 'http-default', 'http-batched'] },
-	{ name: 'Scale (600/min)', key: DEMO_KEYS.scale, limit: 600, items: quick ? 1200 : 1800, concurrencies: [10], contenders: ['decision-service', 'http-default', 'http-batched'] },
-	{ name: 'Unlimited, 50 ms latency', key: DEMO_KEYS.unlimited, limit: null, items: 1000, concurrencies: [5, 20, 50], latencyMs: 50, contenders: ['decision-service', 'http-default'] },
+	{
+		name: 'Free (30/min)',
+		key: DEMO_KEYS.free,
+		limit: 30,
+		items: 90,
+		concurrencies: [5],
+		contenders: ['decision-service', 'http-default', 'http-batched'],
+	},
+	{
+		name: 'Pro (120/min)',
+		key: DEMO_KEYS.pro,
+		limit: 120,
+		items: 360,
+		concurrencies: [5],
+		contenders: ['decision-service', 'http-default', 'http-batched'],
+	},
+	{
+		name: 'Scale (600/min)',
+		key: DEMO_KEYS.scale,
+		limit: 600,
+		items: quick ? 1200 : 1800,
+		concurrencies: [10],
+		contenders: ['decision-service', 'http-default', 'http-batched'],
+	},
+	{
+		name: 'Unlimited, 50 ms latency',
+		key: DEMO_KEYS.unlimited,
+		limit: null,
+		items: 1000,
+		concurrencies: [5, 20, 50],
+		latencyMs: 50,
+		contenders: ['decision-service', 'http-default'],
+	},
 ];
 
 const LATENCY_SCENARIO = scenarios[3];
-const selectedScenarios = only === 'latency' ? [LATENCY_SCENARIO] : only === 'memory' ? [] : scenarios;
+const selectedScenarios =
+	only === 'latency' ? [LATENCY_SCENARIO] : only === 'memory' ? [] : scenarios;
 
 /** The memory runs: 10 000 items through our node (single output) and, as n8n's own baseline, through a No-Op. */
 const MEMORY_ITEMS = 10_000;
-const MEMORY_SCENARIO: Scenario = { ...LATENCY_SCENARIO, name: '10 000 items, memory', items: MEMORY_ITEMS, latencyMs: undefined, concurrencies: [20] };
+const MEMORY_SCENARIO: Scenario = {
+	...LATENCY_SCENARIO,
+	name: '10 000 items, memory',
+	items: MEMORY_ITEMS,
+	latencyMs: undefined,
+	concurrencies: [20],
+};
 
 interface RunFigures {
 	wallMs: number;
@@ -77,24 +126,48 @@ interface RunFigures {
 const exchanges: SandboxExchange[] = [];
 
 /** Mean time the service held each successful decide, and mean decides in flight at the service (Little's law). */
-function serviceSide(startedAt: number): { serviceMs: number; inFlightAtService: number; firstDecideMs: number } {
-	const decides = exchanges.filter((exchange) => exchange.method === 'POST' && exchange.path.startsWith('/v1/decide/') && exchange.status === 200);
-	if (!decides.length) return { serviceMs: Number.NaN, inFlightAtService: Number.NaN, firstDecideMs: Number.NaN };
-	const busyMs = decides.reduce((sum, exchange) => sum + (exchange.sentAt - exchange.receivedAt), 0);
-	const spanMs = Math.max(...decides.map((exchange) => exchange.sentAt)) - Math.min(...decides.map((exchange) => exchange.receivedAt));
+function serviceSide(startedAt: number): {
+	serviceMs: number;
+	inFlightAtService: number;
+	firstDecideMs: number;
+} {
+	const decides = exchanges.filter(
+		(exchange) =>
+			exchange.method === 'POST' &&
+			exchange.path.startsWith('/v1/decide/') &&
+			exchange.status === 200,
+	);
+	if (!decides.length)
+		return { serviceMs: Number.NaN, inFlightAtService: Number.NaN, firstDecideMs: Number.NaN };
+	const busyMs = decides.reduce(
+		(sum, exchange) => sum + (exchange.sentAt - exchange.receivedAt),
+		0,
+	);
+	const spanMs =
+		Math.max(...decides.map((exchange) => exchange.sentAt)) -
+		Math.min(...decides.map((exchange) => exchange.receivedAt));
 	const firstDecideMs = Math.min(...decides.map((exchange) => exchange.receivedAt)) - startedAt;
 	return { serviceMs: busyMs / decides.length, inFlightAtService: busyMs / spanMs, firstDecideMs };
 }
 
 async function resetSandbox(sandbox: RunningSandbox, scenario: Scenario): Promise<void> {
 	const control = async (path: string, body: unknown) => {
-		const response = await request(`${sandbox.origin}/_control${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-		if (response.statusCode >= 300) throw new Error(`control ${path}: ${response.statusCode} ${await response.body.text()}`);
+		const response = await request(`${sandbox.origin}/_control${path}`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify(body),
+		});
+		if (response.statusCode >= 300)
+			throw new Error(`control ${path}: ${response.statusCode} ${await response.body.text()}`);
 		await response.body.dump();
 	};
 	await control('/reset', {});
 	await control('/clock', { rate_window_ms: windowMs });
-	if (scenario.latencyMs) await control('/faults', { seed: 1, rules: [{ method: 'POST', path: '^/v1/decide/', latency_ms: scenario.latencyMs }] });
+	if (scenario.latencyMs)
+		await control('/faults', {
+			seed: 1,
+			rules: [{ method: 'POST', path: '^/v1/decide/', latency_ms: scenario.latencyMs }],
+		});
 }
 
 /** Runs of the account, as the sandbox recorded them: the successful decide calls, in time order. */
@@ -145,7 +218,11 @@ async function measureIdleCpu(pid: number): Promise<number> {
 async function waitForWebhooks(n8n: N8nInstance, paths: string[]): Promise<void> {
 	for (const path of paths) {
 		for (let attempt = 0; ; attempt++) {
-			const response = await request(`${n8n.url}/webhook/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items: [] }) });
+			const response = await request(`${n8n.url}/webhook/${path}`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify({ items: [] }),
+			});
 			await response.body.dump();
 			if (response.statusCode !== 404) break;
 			if (attempt > 120) throw new Error(`webhook ${path} never registered`);
@@ -154,14 +231,22 @@ async function waitForWebhooks(n8n: N8nInstance, paths: string[]): Promise<void>
 	}
 }
 
-async function runOnce(sandbox: RunningSandbox, n8n: N8nInstance, scenario: Scenario, path: string): Promise<RunFigures> {
+async function runOnce(
+	sandbox: RunningSandbox,
+	n8n: N8nInstance,
+	scenario: Scenario,
+	path: string,
+): Promise<RunFigures> {
 	// The node's rate gate lives in the n8n process and remembers the key's window; the sandbox is
 	// reset below. Let any window of the previous run end first, so both start fresh.
-	if (scenario.limit !== null) await new Promise((resolve) => setTimeout(resolve, windowMs + 1_000));
+	if (scenario.limit !== null)
+		await new Promise((resolve) => setTimeout(resolve, windowMs + 1_000));
 	await resetSandbox(sandbox, scenario);
 	exchanges.length = 0;
 	const pid = n8n.process!.pid!;
-	const items = Array.from({ length: scenario.items }, (_, index) => ({ text: `Message ${index}: how do I export my data? Limited offer inside.` }));
+	const items = Array.from({ length: scenario.items }, (_, index) => ({
+		text: `Message ${index}: how do I export my data? Limited offer inside.`,
+	}));
 	const cpuBefore = cpuMs(pid);
 	const rssBefore = rssMb(pid);
 	resetPeakRss(pid);
@@ -175,7 +260,8 @@ async function runOnce(sandbox: RunningSandbox, n8n: N8nInstance, scenario: Scen
 	});
 	const answer = await response.body.text();
 	const wallMs = performance.now() - started;
-	if (response.statusCode === 404) throw new Error(`the webhook ${path} is not registered: ${answer.slice(0, 300)}`);
+	if (response.statusCode === 404)
+		throw new Error(`the webhook ${path} is not registered: ${answer.slice(0, 300)}`);
 	const cpu = cpuMs(pid) - cpuBefore;
 	const timestamps = successTimes(sandbox, scenario.key);
 	const ok = timestamps.length;
@@ -207,26 +293,39 @@ type Leg = Pick<Row, 'contender' | 'concurrency'>;
 
 /** What runs in a scenario: our node once per concurrency, each other contender once. */
 const legsOf = (scenario: Scenario): Leg[] =>
-	scenario.contenders.flatMap((contender): Leg[] => (contender === 'decision-service' ? scenario.concurrencies.map((concurrency) => ({ contender, concurrency })) : [{ contender }]));
+	scenario.contenders.flatMap((contender): Leg[] =>
+		contender === 'decision-service'
+			? scenario.concurrencies.map((concurrency) => ({ contender, concurrency }))
+			: [{ contender }],
+	);
 
 /**
  * The HTTP Request node's batching: the plan's budget per window. (It has no bounded concurrency:
  * with a batch interval of 0 it sends every item at once, and with one it sends a batch per
  * interval without waiting for answers.)
  */
-const batchOf = (scenario: Scenario, leg: Leg) => (leg.contender === 'http-batched' && scenario.limit ? { size: scenario.limit, intervalMs: windowMs } : undefined);
+const batchOf = (scenario: Scenario, leg: Leg) =>
+	leg.contender === 'http-batched' && scenario.limit
+		? { size: scenario.limit, intervalMs: windowMs }
+		: undefined;
 
-const rowLabel = (row: Pick<Row, 'contender' | 'concurrency'>) => (row.concurrency === undefined ? row.contender : `${row.contender} (C = ${row.concurrency})`);
+const rowLabel = (row: Pick<Row, 'contender' | 'concurrency'>) =>
+	row.concurrency === undefined ? row.contender : `${row.contender} (C = ${row.concurrency})`;
 
 function figure(runs: RunFigures[], pick: (run: RunFigures) => number | null, digits = 1): string {
-	const values = runs.map(pick).filter((value): value is number => value !== null && Number.isFinite(value));
+	const values = runs
+		.map(pick)
+		.filter((value): value is number => value !== null && Number.isFinite(value));
 	if (!values.length) return 'n/a';
 	const format = (value: number) => value.toFixed(digits);
-	return values.length === 1 ? format(values[0]) : `${format(median(values))} (${format(Math.min(...values))}–${format(Math.max(...values))})`;
+	return values.length === 1
+		? format(values[0])
+		: `${format(median(values))} (${format(Math.min(...values))}–${format(Math.max(...values))})`;
 }
 
 function table(rows: Row[]): string {
-	const header = '| Scenario | Contender | Wall s | Items ok | Items failed | Achieved ÷ plan rate | Items/s | n8n CPU ms/item (idle subtracted) | Peak RSS MB (n8n) |';
+	const header =
+		'| Scenario | Contender | Wall s | Items ok | Items failed | Achieved ÷ plan rate | Items/s | n8n CPU ms/item (idle subtracted) | Peak RSS MB (n8n) |';
 	const lines = rows.map((row) =>
 		[
 			row.scenario,
@@ -240,7 +339,11 @@ function table(rows: Row[]): string {
 			figure(row.runs, (run) => run.peakRssMb, 0),
 		].join(' | '),
 	);
-	return [header, '|---|---|---|---|---|---|---|---|---|', ...lines.map((line) => `| ${line} |`)].join('\n');
+	return [
+		header,
+		'|---|---|---|---|---|---|---|---|---|',
+		...lines.map((line) => `| ${line} |`),
+	].join('\n');
 }
 
 interface FloorFigures {
@@ -251,25 +354,59 @@ interface FloorFigures {
 }
 
 /** bench/floor.ts in its own process, against the sandbox as the scenario sets it. */
-async function runFloor(sandbox: RunningSandbox, scenario: Scenario, concurrency: number): Promise<FloorFigures> {
+async function runFloor(
+	sandbox: RunningSandbox,
+	scenario: Scenario,
+	concurrency: number,
+): Promise<FloorFigures> {
 	await resetSandbox(sandbox, scenario);
-	const args = ['--require', 'tsx/cjs', join(projectRoot, 'bench', 'floor.ts'), '--base-url', sandbox.baseUrl, '--key', scenario.key, '--concurrency', String(concurrency), '--items', String(scenario.items)];
-	const child = spawn(process.execPath, args, { cwd: projectRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+	const args = [
+		'--require',
+		'tsx/cjs',
+		join(projectRoot, 'bench', 'floor.ts'),
+		'--base-url',
+		sandbox.baseUrl,
+		'--key',
+		scenario.key,
+		'--concurrency',
+		String(concurrency),
+		'--items',
+		String(scenario.items),
+	];
+	const child = spawn(process.execPath, args, {
+		cwd: projectRoot,
+		stdio: ['ignore', 'pipe', 'inherit'],
+	});
 	let output = '';
 	child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
 	const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
 	if (code !== 0) throw new Error(`bench/floor.ts exited with ${code}`);
 	const figures = JSON.parse(output.trim().split('\n').pop() ?? '{}') as Record<string, number>;
-	return { keepAlive: figures['keep-alive'], newConnection: figures['new-connection'], failed: figures.failed };
+	return {
+		keepAlive: figures['keep-alive'],
+		newConnection: figures['new-connection'],
+		failed: figures.failed,
+	};
 }
 
 /** The latency-bound scenario, concurrency by concurrency: n8n, the service's side and the transport floor. */
-function latencyTable(scenario: Scenario, rows: Row[], floors: Map<number, FloorFigures[]>): string {
+function latencyTable(
+	scenario: Scenario,
+	rows: Row[],
+	floors: Map<number, FloorFigures[]>,
+): string {
 	const latencyMs = scenario.latencyMs ?? 0;
-	const ratio = (itemsPerSecond: number, concurrency: number) => `${itemsPerSecond.toFixed(0)} (${(itemsPerSecond / ((concurrency * 1000) / latencyMs)).toFixed(2)})`;
+	const ratio = (itemsPerSecond: number, concurrency: number) =>
+		`${itemsPerSecond.toFixed(0)} (${(itemsPerSecond / ((concurrency * 1000) / latencyMs)).toFixed(2)})`;
 	const medianOf = (values: number[]) => (values.length ? median(values) : Number.NaN);
 	const lines = scenario.concurrencies.map((concurrency) => {
-		const runsOf = (contender: Contender) => rows.find((entry) => entry.scenario === scenario.name && entry.contender === contender && entry.concurrency === concurrency)?.runs ?? [];
+		const runsOf = (contender: Contender) =>
+			rows.find(
+				(entry) =>
+					entry.scenario === scenario.name &&
+					entry.contender === contender &&
+					entry.concurrency === concurrency,
+			)?.runs ?? [];
 		const runs = runsOf('decision-service');
 		const floor = floors.get(concurrency) ?? [];
 		return [
@@ -285,7 +422,11 @@ function latencyTable(scenario: Scenario, rows: Row[], floors: Map<number, Floor
 		].join(' | ');
 	});
 	const header = `| C | C ÷ ${latencyMs} ms, items/s | Our node in n8n, items/s (÷ C/L) | Wall s | Until the first decide, s | Decides in flight at the service | Service time per decide, ms | Our client without n8n, keep-alive (÷ C/L) | Our client without n8n, new connection per request (÷ C/L) |`;
-	return [header, '|---|---|---|---|---|---|---|---|---|', ...lines.map((line) => `| ${line} |`)].join('\n');
+	return [
+		header,
+		'|---|---|---|---|---|---|---|---|---|',
+		...lines.map((line) => `| ${line} |`),
+	].join('\n');
 }
 
 /** n8n's V8 old-space cap for the memory runs: its default, and a cap as a memory-limited container would set. */
@@ -302,28 +443,52 @@ interface MemoryRow {
 function memoryTable(memory: MemoryRow[]): string {
 	const lines = memory.map((row) => {
 		const { runs } = row;
-		const crashed = row.crashes.length ? `${row.crashes.length} of ${runs.length + row.crashes.length} runs: ${[...new Set(row.crashes)].join('; ')}` : '';
-		return [heapLabel(row.heap), rowLabel(row.leg), figure(runs, (run) => run.rssGrowthMb, 0), figure(runs, (run) => run.peakRssMb, 0), figure(runs, (run) => run.wallMs / 1000), figure(runs, (run) => run.ok, 0), figure(runs, (run) => run.cpuMsPerItem, 3), crashed].join(' | ');
+		const crashed = row.crashes.length
+			? `${row.crashes.length} of ${runs.length + row.crashes.length} runs: ${[...new Set(row.crashes)].join('; ')}`
+			: '';
+		return [
+			heapLabel(row.heap),
+			rowLabel(row.leg),
+			figure(runs, (run) => run.rssGrowthMb, 0),
+			figure(runs, (run) => run.peakRssMb, 0),
+			figure(runs, (run) => run.wallMs / 1000),
+			figure(runs, (run) => run.ok, 0),
+			figure(runs, (run) => run.cpuMsPerItem, 3),
+			crashed,
+		].join(' | ');
 	});
 	const header = `| ${MEMORY_ITEMS} items, fresh n8n per run | Contender | RSS growth MB | Peak RSS MB | Wall s | Decides ok (counted by the service) | n8n CPU ms/item | n8n stopped |`;
-	return [header, '|---|---|---|---|---|---|---|---|', ...lines.map((line) => `| ${line} |`)].join('\n');
+	return [header, '|---|---|---|---|---|---|---|---|', ...lines.map((line) => `| ${line} |`)].join(
+		'\n',
+	);
 }
 
 async function main(): Promise<void> {
 	const work = mkdtempSync(join(tmpdir(), 'decision-service-bench-'));
-	const sandbox = await startSandbox({ port: 0, onExchange: (exchange) => exchanges.push(exchange) });
+	const sandbox = await startSandbox({
+		port: 0,
+		onExchange: (exchange) => exchanges.push(exchange),
+	});
 	let n8n: N8nInstance | undefined;
 	try {
-		console.log(`Sandbox ${sandbox.baseUrl}; rate window ${windowMs} ms (the plan's minute scaled ${(60_000 / windowMs).toFixed(1)}×); ${rounds} round(s).`);
+		console.log(
+			`Sandbox ${sandbox.baseUrl}; rate window ${windowMs} ms (the plan's minute scaled ${(60_000 / windowMs).toFixed(1)}×); ${rounds} round(s).`,
+		);
 		const tarball = packTarball(join(work, 'pack'));
 		const workflowsDir = join(work, 'workflows');
 		mkdirSync(workflowsDir);
-		const credentials = scenarios.map((scenario, index) => ({ id: `benchCred${index}`, key: scenario.key }));
+		const credentials = scenarios.map((scenario, index) => ({
+			id: `benchCred${index}`,
+			key: scenario.key,
+		}));
 		const paths: Record<string, string> = {};
 		const workflowIds: string[] = [];
 		scenarios.forEach((scenario, index) => {
 			for (const leg of legsOf(scenario)) {
-				const initials = leg.contender.split('-').map((word) => word[0]).join('');
+				const initials = leg.contender
+					.split('-')
+					.map((word) => word[0])
+					.join('');
 				const id = `bench${index}${initials}${leg.concurrency ?? ''}`;
 				const path = `bench-${index}-${leg.contender}${leg.concurrency === undefined ? '' : `-c${leg.concurrency}`}`;
 				paths[`${index}|${rowLabel(leg)}`] = path;
@@ -342,19 +507,49 @@ async function main(): Promise<void> {
 			}
 		});
 		// The HTTP Request node sends its 10 000 requests at once: not the same load, but what n8n's own HTTP path costs.
-		const memoryLegs: Leg[] = [{ contender: 'decision-service', concurrency: 20 }, { contender: 'http-default' }, { contender: 'no-op' }];
+		const memoryLegs: Leg[] = [
+			{ contender: 'decision-service', concurrency: 20 },
+			{ contender: 'http-default' },
+			{ contender: 'no-op' },
+		];
 		const memoryPaths = new Map<string, string>();
 		for (const leg of memoryLegs) {
 			const id = `benchMemory${leg.contender.replace(/-/g, '')}`;
 			const path = `bench-memory-${leg.contender}`;
 			memoryPaths.set(leg.contender, path);
 			workflowIds.push(id);
-			const workflow = benchWorkflow({ id, contender: leg.contender, webhookPath: path, credentialId: credentials[3].id, baseUrl: sandbox.baseUrl, apiKey: MEMORY_SCENARIO.key, concurrency: leg.concurrency ?? 1, batch: batchOf(MEMORY_SCENARIO, leg) });
+			const workflow = benchWorkflow({
+				id,
+				contender: leg.contender,
+				webhookPath: path,
+				credentialId: credentials[3].id,
+				baseUrl: sandbox.baseUrl,
+				apiKey: MEMORY_SCENARIO.key,
+				concurrency: leg.concurrency ?? 1,
+				batch: batchOf(MEMORY_SCENARIO, leg),
+			});
 			writeFileSync(join(workflowsDir, `${id}.json`), JSON.stringify(workflow));
 		}
-		const prepared = prepareN8n({ userFolder: join(work, 'user'), tarball, sandboxBaseUrl: sandbox.baseUrl, apiKey: DEMO_KEYS.pro, workflowsDir, port: await freePort() });
+		const prepared = prepareN8n({
+			userFolder: join(work, 'user'),
+			tarball,
+			sandboxBaseUrl: sandbox.baseUrl,
+			apiKey: DEMO_KEYS.pro,
+			workflowsDir,
+			port: await freePort(),
+		});
 		const credentialsFile = join(work, 'bench-credentials.json');
-		writeFileSync(credentialsFile, JSON.stringify(credentials.map((credential) => ({ id: credential.id, name: credential.id, type: 'decisionServiceApi', data: { apiKey: credential.key, baseUrl: sandbox.baseUrl } }))));
+		writeFileSync(
+			credentialsFile,
+			JSON.stringify(
+				credentials.map((credential) => ({
+					id: credential.id,
+					name: credential.id,
+					type: 'decisionServiceApi',
+					data: { apiKey: credential.key, baseUrl: sandbox.baseUrl },
+				})),
+			),
+		);
 		prepared.cli(['import:credentials', `--input=${credentialsFile}`]);
 		// Webhooks listen only on published (active) workflows.
 		for (const id of workflowIds) prepared.cli(['publish:workflow', `--id=${id}`]);
@@ -365,10 +560,18 @@ async function main(): Promise<void> {
 		// Warm-up (not measured): the first executions load code and fill caches.
 		for (const [index, scenario] of scenarios.entries()) {
 			if (!selectedScenarios.includes(scenario)) continue;
-			for (const leg of legsOf(scenario)) await runOnce(sandbox, n8n, { ...scenario, items: 20, limit: null }, paths[`${index}|${rowLabel(leg)}`]);
+			for (const leg of legsOf(scenario))
+				await runOnce(
+					sandbox,
+					n8n,
+					{ ...scenario, items: 20, limit: null },
+					paths[`${index}|${rowLabel(leg)}`],
+				);
 		}
 		idleCpuMsPerSecond = await measureIdleCpu(n8n.process!.pid!);
-		console.log(`n8n idle CPU: ${idleCpuMsPerSecond.toFixed(1)} ms per second (subtracted from each run)`);
+		console.log(
+			`n8n idle CPU: ${idleCpuMsPerSecond.toFixed(1)} ms per second (subtracted from each run)`,
+		);
 
 		const rows: Row[] = [];
 		const series: RateSeries[] = [];
@@ -384,18 +587,27 @@ async function main(): Promise<void> {
 					);
 				}
 				rows.push(row);
-				series.push({ scenario: scenario.name, contender: rowLabel(leg), limitPerSecond: scenario.limit ? scenario.limit / (windowMs / 1000) : null, timestamps: row.runs[0].timestamps });
+				series.push({
+					scenario: scenario.name,
+					contender: rowLabel(leg),
+					limitPerSecond: scenario.limit ? scenario.limit / (windowMs / 1000) : null,
+					timestamps: row.runs[0].timestamps,
+				});
 			}
 		}
 
 		// The transport floor of the latency-bound scenario: our client without n8n, same sandbox.
 		const latencyScenario = LATENCY_SCENARIO;
 		const floors = new Map<number, FloorFigures[]>();
-		for (const concurrency of selectedScenarios.includes(latencyScenario) ? latencyScenario.concurrencies : []) {
+		for (const concurrency of selectedScenarios.includes(latencyScenario)
+			? latencyScenario.concurrencies
+			: []) {
 			for (let round = 0; round < rounds; round++) {
 				const figures = await runFloor(sandbox, latencyScenario, concurrency);
 				floors.set(concurrency, [...(floors.get(concurrency) ?? []), figures]);
-				console.log(`transport floor C = ${concurrency} round ${round + 1}: keep-alive ${figures.keepAlive.toFixed(0)}/s, new connection per request ${figures.newConnection.toFixed(0)}/s, failed ${figures.failed}`);
+				console.log(
+					`transport floor C = ${concurrency} round ${round + 1}: keep-alive ${figures.keepAlive.toFixed(0)}/s, new connection per request ${figures.newConnection.toFixed(0)}/s, failed ${figures.failed}`,
+				);
 			}
 		}
 
@@ -409,19 +621,37 @@ async function main(): Promise<void> {
 					const row = memory.find((entry) => entry.heap === heap && entry.leg === leg)!;
 					await n8n.stop();
 					let output = '';
-					n8n = await startN8n(prepared, { nodeArgs: [...nodeArgs, ...(heap ? [`--max-old-space-size=${heap}`] : [])], log: (chunk) => (output = (output + chunk).slice(-4_000)) });
+					n8n = await startN8n(prepared, {
+						nodeArgs: [...nodeArgs, ...(heap ? [`--max-old-space-size=${heap}`] : [])],
+						log: (chunk) => (output = (output + chunk).slice(-4_000)),
+					});
 					await waitForWebhooks(n8n, [...memoryPaths.values()]);
-					for (const warmUp of memoryLegs) await runOnce(sandbox, n8n, { ...MEMORY_SCENARIO, items: 20 }, memoryPaths.get(warmUp.contender)!);
+					for (const warmUp of memoryLegs)
+						await runOnce(
+							sandbox,
+							n8n,
+							{ ...MEMORY_SCENARIO, items: 20 },
+							memoryPaths.get(warmUp.contender)!,
+						);
 					await new Promise((resolve) => setTimeout(resolve, 2_000));
 					const label = `${MEMORY_ITEMS} items, ${heapLabel(heap)}, ${rowLabel(leg)}, round ${round + 1}`;
 					try {
-						const figures = await runOnce(sandbox, n8n, MEMORY_SCENARIO, memoryPaths.get(leg.contender)!);
+						const figures = await runOnce(
+							sandbox,
+							n8n,
+							MEMORY_SCENARIO,
+							memoryPaths.get(leg.contender)!,
+						);
 						row.runs.push(figures);
-						console.log(`${label}: ${(figures.wallMs / 1000).toFixed(1)} s, ok ${figures.ok}, RSS growth ${figures.rssGrowthMb.toFixed(0)} MB (peak ${figures.peakRssMb.toFixed(0)} MB), ${figures.cpuMsPerItem.toFixed(3)} CPU ms/item`);
+						console.log(
+							`${label}: ${(figures.wallMs / 1000).toFixed(1)} s, ok ${figures.ok}, RSS growth ${figures.rssGrowthMb.toFixed(0)} MB (peak ${figures.peakRssMb.toFixed(0)} MB), ${figures.cpuMsPerItem.toFixed(3)} CPU ms/item`,
+						);
 					} catch (error) {
 						// n8n itself may stop (out of memory under a heap cap): a result, not a bench failure.
 						await new Promise((resolve) => setTimeout(resolve, 1_000));
-						const reason = /heap out of memory|heap limit/i.test(output) ? 'n8n ran out of memory and stopped' : `failed: ${error instanceof Error ? error.message : String(error)}`;
+						const reason = /heap out of memory|heap limit/i.test(output)
+							? 'n8n ran out of memory and stopped'
+							: `failed: ${error instanceof Error ? error.message : String(error)}`;
 						row.crashes.push(reason);
 						console.log(`${label}: ${reason}`);
 					}
@@ -431,15 +661,41 @@ async function main(): Promise<void> {
 		const memoryReport = memoryTable(memory);
 
 		if (only) {
-			console.log(`\n${table(rows)}\n\n${latencyTable(latencyScenario, rows, floors)}\n\n${memoryReport}\n`);
+			console.log(
+				`\n${table(rows)}\n\n${latencyTable(latencyScenario, rows, floors)}\n\n${memoryReport}\n`,
+			);
 			return;
 		}
-		const plots = await renderRatePlots(series, join(projectRoot, 'bench'));
-		const results = { date: new Date().toISOString(), n8n: N8N_VERSION, windowMs, rounds, machine: { cpus: cpus().length, model: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30) }, rows, floors: Object.fromEntries(floors), memory: memory.map((row) => ({ heap: heapLabel(row.heap), contender: rowLabel(row.leg), runs: row.runs, crashes: row.crashes })) };
-		writeFileSync(join(projectRoot, 'bench', 'results.json'), `${JSON.stringify(results, (key, value) => (key === 'timestamps' ? undefined : value), 2)}\n`);
+		const plots = await renderRatePlots(series, join(projectRoot, 'bench', 'results'));
+		const results = {
+			date: new Date().toISOString(),
+			n8n: N8N_VERSION,
+			windowMs,
+			rounds,
+			machine: {
+				cpus: cpus().length,
+				model: cpus()[0]?.model,
+				memoryGb: Math.round(totalmem() / 2 ** 30),
+			},
+			rows,
+			floors: Object.fromEntries(floors),
+			memory: memory.map((row) => ({
+				heap: heapLabel(row.heap),
+				contender: rowLabel(row.leg),
+				runs: row.runs,
+				crashes: row.crashes,
+			})),
+		};
+		writeFileSync(
+			join(projectRoot, 'bench', 'results', 'results.json'),
+			`${JSON.stringify(results, (key, value) => (key === 'timestamps' ? undefined : value), 2)}\n`,
+		);
 		const report = `${table(rows)}\n\n${latencyTable(latencyScenario, rows, floors)}\n\n${memoryReport}`;
 		console.log(`\n${report}\n`);
-		writeFileSync(join(projectRoot, 'bench', 'latest-table.md'), `${report}\n\nPlots: ${plots.join(', ')}\n`);
+		writeFileSync(
+			join(projectRoot, 'bench', 'results', 'latest-table.md'),
+			`${report}\n\nPlots: ${plots.join(', ')}\n`,
+		);
 	} finally {
 		await n8n?.stop();
 		await sandbox.close();

@@ -1,5 +1,5 @@
 /** The benchmark's workflows: a webhook with N items into one contender, as a user would build them. */
-import { NODE_TYPE } from '../scripts/lib/n8n-env';
+import { NODE_TYPE } from '../harness/n8n-env';
 
 export type Contender = 'decision-service' | 'http-default' | 'http-batched' | 'no-op';
 
@@ -17,51 +17,73 @@ export interface BenchWorkflowOptions {
 
 export function benchWorkflow(options: BenchWorkflowOptions): Record<string, unknown> {
 	// n8n's own No Operation node: what n8n itself spends carrying the items, the baseline of the memory runs.
-	const noOpNode = { name: 'Contender', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [660, 300], parameters: {} };
+	const noOpNode = {
+		name: 'Contender',
+		type: 'n8n-nodes-base.noOp',
+		typeVersion: 1,
+		position: [660, 300],
+		parameters: {},
+	};
 	const contenderNode =
 		options.contender === 'no-op'
 			? noOpNode
 			: options.contender === 'decision-service'
-			? {
-					name: 'Contender',
-					type: NODE_TYPE,
-					typeVersion: 1,
-					position: [660, 300],
-					credentials: { decisionServiceApi: { id: options.credentialId, name: options.credentialId } },
-					parameters: {
-						resource: 'decision',
-						operation: 'decide',
-						decision: { __rl: true, mode: 'slug', value: 'content-labels' },
-						inputMode: 'json',
-						jsonInput: '={{ $json }}',
-						outputMode: 'singleOutput',
-						options: { concurrency: options.concurrency, maxRateLimitWait: 600, simplify: true },
-					},
-				}
-			: {
-					name: 'Contender',
-					type: 'n8n-nodes-base.httpRequest',
-					typeVersion: 4.2,
-					position: [660, 300],
-					parameters: {
-						method: 'POST',
-						url: `${options.baseUrl}/decide/content-labels`,
-						sendHeaders: true,
-						headerParameters: { parameters: [{ name: 'Authorization', value: `Bearer ${options.apiKey}` }] },
-						sendBody: true,
-						specifyBody: 'json',
-						jsonBody: '={{ JSON.stringify({ input: $json }) }}',
-						options:
-							options.contender === 'http-batched' && options.batch
-								? { batching: { batch: { batchSize: options.batch.size, batchInterval: options.batch.intervalMs } } }
-								: {},
-					},
-				};
+				? {
+						name: 'Contender',
+						type: NODE_TYPE,
+						typeVersion: 1,
+						position: [660, 300],
+						credentials: {
+							decisionServiceApi: { id: options.credentialId, name: options.credentialId },
+						},
+						parameters: {
+							resource: 'decision',
+							operation: 'decide',
+							decision: { __rl: true, mode: 'slug', value: 'content-labels' },
+							inputMode: 'json',
+							jsonInput: '={{ $json }}',
+							outputMode: 'singleOutput',
+							options: { concurrency: options.concurrency, maxRateLimitWait: 600, simplify: true },
+						},
+					}
+				: {
+						name: 'Contender',
+						type: 'n8n-nodes-base.httpRequest',
+						typeVersion: 4.2,
+						position: [660, 300],
+						parameters: {
+							method: 'POST',
+							url: `${options.baseUrl}/decide/content-labels`,
+							sendHeaders: true,
+							headerParameters: {
+								parameters: [{ name: 'Authorization', value: `Bearer ${options.apiKey}` }],
+							},
+							sendBody: true,
+							specifyBody: 'json',
+							jsonBody: '={{ JSON.stringify({ input: $json }) }}',
+							options:
+								options.contender === 'http-batched' && options.batch
+									? {
+											batching: {
+												batch: {
+													batchSize: options.batch.size,
+													batchInterval: options.batch.intervalMs,
+												},
+											},
+										}
+									: {},
+						},
+					};
 	return {
 		id: options.id,
 		name: `bench ${options.contender} ${options.webhookPath}`,
 		active: false,
-		settings: { executionOrder: 'v1', saveDataSuccessExecution: 'none', saveDataErrorExecution: 'none', saveManualExecutions: false },
+		settings: {
+			executionOrder: 'v1',
+			saveDataSuccessExecution: 'none',
+			saveDataErrorExecution: 'none',
+			saveManualExecutions: false,
+		},
 		nodes: [
 			{
 				id: `${options.id}-hook`,
@@ -70,7 +92,13 @@ export function benchWorkflow(options: BenchWorkflowOptions): Record<string, unk
 				typeVersion: 2,
 				position: [0, 300],
 				webhookId: `${options.id}-hook`,
-				parameters: { httpMethod: 'POST', path: options.webhookPath, responseMode: 'lastNode', responseData: 'firstEntryJson', options: {} },
+				parameters: {
+					httpMethod: 'POST',
+					path: options.webhookPath,
+					responseMode: 'lastNode',
+					responseData: 'firstEntryJson',
+					options: {},
+				},
 			},
 			{
 				id: `${options.id}-split`,

@@ -12,7 +12,10 @@ export class DecisionServiceApi implements ICredentialType {
 
 	displayName = 'Decision Service API';
 
-	icon: Icon = { light: 'file:../nodes/DecisionService/decisionService.svg', dark: 'file:../nodes/DecisionService/decisionService.dark.svg' };
+	icon: Icon = {
+		light: 'file:../nodes/DecisionService/decisionService.svg',
+		dark: 'file:../nodes/DecisionService/decisionService.dark.svg',
+	};
 
 	documentationUrl = 'https://github.com/decision-service/n8n-nodes-decision-service#credentials';
 
@@ -39,10 +42,16 @@ export class DecisionServiceApi implements ICredentialType {
 
 	// A function rather than n8n's declarative form: n8n would evaluate the `=Bearer {{…}}`
 	// expression again for every request, which is most of the per-item cost of a large run.
-	async authenticate(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> {
 		return {
 			...requestOptions,
-			headers: { ...(requestOptions.headers ?? {}), Authorization: `Bearer ${String(credentials.apiKey ?? '')}` },
+			headers: {
+				...(requestOptions.headers ?? {}),
+				Authorization: `Bearer ${String(credentials.apiKey ?? '')}`,
+			},
 		};
 	}
 

@@ -70,7 +70,12 @@ function findDecision(runtime: Runtime, account: Account, slug: string): StoredD
 
 // -- POST /decide/{slug} ----------------------------------------------------------------------
 
-export async function decide(runtime: Runtime, call: CallContext, slug: string, body: unknown): Promise<Result> {
+export async function decide(
+	runtime: Runtime,
+	call: CallContext,
+	slug: string,
+	body: unknown,
+): Promise<Result> {
 	const started = performance.now();
 	const { store } = runtime;
 	const { account } = call;
@@ -88,13 +93,18 @@ export async function decide(runtime: Runtime, call: CallContext, slug: string, 
 	const versionNumber = request.options?.version ?? decision.live_version;
 	const version = decision.versions.find((candidate) => candidate.version === versionNumber);
 	if (!version) {
-		throw new ApiError('version_not_found', `The decision "${slug}" has no version ${versionNumber}.`, {
-			versions: decision.versions.map((candidate) => candidate.version),
-		});
+		throw new ApiError(
+			'version_not_found',
+			`The decision "${slug}" has no version ${versionNumber}.`,
+			{
+				versions: decision.versions.map((candidate) => candidate.version),
+			},
+		);
 	}
 	if (typeof request.input !== 'string') {
 		const details = validateDecideInput(version.context.fields, request.input);
-		if (details.length) throw invalidRequest(details, 'The input does not match the declared context fields.');
+		if (details.length)
+			throw invalidRequest(details, 'The input does not match the declared context fields.');
 	}
 
 	const plan = store.plan(account);
@@ -104,7 +114,12 @@ export async function decide(runtime: Runtime, call: CallContext, slug: string, 
 		throw new ApiError(
 			'quota_exceeded',
 			`Monthly quota reached (${quota.used} of ${quota.quota} decisions). It resets on the first day of next month (UTC); upgrading resumes service immediately.`,
-			{ used: quota.used, quota: quota.quota, retry_after: retryAfter, upgrade_url: upgradeUrl(runtime.origin) },
+			{
+				used: quota.used,
+				quota: quota.quota,
+				retry_after: retryAfter,
+				upgrade_url: upgradeUrl(runtime.origin),
+			},
 			{ 'retry-after': String(retryAfter) },
 		);
 	}
@@ -128,7 +143,11 @@ export async function decide(runtime: Runtime, call: CallContext, slug: string, 
 		fallbackReason = 'primary_timeout';
 	}
 	const text = flattenText(pseudonymised.value);
-	const result = runEngine({ type: decision.type, instructions: version.instructions, items: version.items }, text, engine);
+	const result = runEngine(
+		{ type: decision.type, instructions: version.instructions, items: version.items },
+		text,
+		engine,
+	);
 
 	const runId = `run_${randomUUID().replace(/-/g, '')}`;
 	let status: Run['status'] = 'ok';
@@ -147,8 +166,12 @@ export async function decide(runtime: Runtime, call: CallContext, slug: string, 
 		decision: decision.slug,
 		version: version.version,
 		status,
-		...(decision.type === 'route' ? { choice: status === 'uncertain' ? UNCERTAIN_CHOICE : result.choice } : {}),
-		...(decision.type === 'score' ? { score: result.score, raw_score: result.raw_score, legend: result.legend } : {}),
+		...(decision.type === 'route'
+			? { choice: status === 'uncertain' ? UNCERTAIN_CHOICE : result.choice }
+			: {}),
+		...(decision.type === 'score'
+			? { score: result.score, raw_score: result.raw_score, legend: result.legend }
+			: {}),
 		...(decision.type === 'classify' ? { labels: result.labels } : {}),
 		probabilities: result.probabilities,
 		confidence: result.confidence,
@@ -182,7 +205,10 @@ export function feedback(runtime: Runtime, account: Account, runId: string, body
 	if (!parsed.success) throw invalidRequest(issuesToDetails(parsed.error.issues));
 	const run = runtime.store.run(account, runId);
 	if (!run) {
-		throw new ApiError('run_not_found', `No run "${runId}" in this account (unknown, or purged after the plan's retention).`);
+		throw new ApiError(
+			'run_not_found',
+			`No run "${runId}" in this account (unknown, or purged after the plan's retention).`,
+		);
 	}
 	runtime.store.setFeedback(run, parsed.data.feedback, parsed.data.note);
 	const record: FeedbackRecord = { run_id: run.run_id, feedback: parsed.data.feedback };
@@ -194,7 +220,8 @@ export function feedback(runtime: Runtime, account: Account, runId: string, body
 
 export function templateView(template: TemplateDefinition, locale: Locale): Template {
 	const text = template.text[locale];
-	const field = template.type === 'route' ? 'options' : template.type === 'score' ? 'levels' : 'labels';
+	const field =
+		template.type === 'route' ? 'options' : template.type === 'score' ? 'levels' : 'labels';
 	return {
 		key: template.key,
 		type: template.type,
@@ -210,7 +237,10 @@ export function templates(query: unknown): Result {
 	const parsed = templatesQuerySchema.safeParse(query ?? {});
 	if (!parsed.success) throw invalidRequest(issuesToDetails(parsed.error.issues));
 	const locale = parsed.data.locale ?? 'en';
-	const body: TemplateList = { locale, templates: TEMPLATES.map((template) => templateView(template, locale)) };
+	const body: TemplateList = {
+		locale,
+		templates: TEMPLATES.map((template) => templateView(template, locale)),
+	};
 	return { status: 200, body };
 }
 
@@ -230,9 +260,14 @@ export function getDecision(runtime: Runtime, account: Account, slug: string): R
 // -- POST /decisions --------------------------------------------------------------------------
 
 /** Turns a template into the definition it stands for, in the requested locale. */
-function definitionFromTemplate(template: TemplateDefinition, locale: Locale, name: string | undefined): DefinitionBody {
+function definitionFromTemplate(
+	template: TemplateDefinition,
+	locale: Locale,
+	name: string | undefined,
+): DefinitionBody {
 	const text = template.text[locale];
-	const itemsField = template.type === 'route' ? 'options' : template.type === 'score' ? 'levels' : 'labels';
+	const itemsField =
+		template.type === 'route' ? 'options' : template.type === 'score' ? 'levels' : 'labels';
 	const items =
 		template.type === 'score'
 			? text.items.map((item) => ({ label: item.key, description: item.description }))
@@ -244,7 +279,9 @@ function definitionFromTemplate(template: TemplateDefinition, locale: Locale, na
 		instructions: text.instructions,
 		context: { description: text.context_description, fields: template.fields },
 		[itemsField]: items,
-		...(template.confidence_threshold === undefined ? {} : { confidence_threshold: template.confidence_threshold }),
+		...(template.confidence_threshold === undefined
+			? {}
+			: { confidence_threshold: template.confidence_threshold }),
 	};
 	return body as DefinitionBody;
 }
@@ -252,7 +289,8 @@ function definitionFromTemplate(template: TemplateDefinition, locale: Locale, na
 /** Runs a drafted or template definition through the contract's validation, as a client's would be. */
 function validated(definition: unknown): Extract<ValidatedCreateRequest, { shape: 'definition' }> {
 	const result = validateCreateDecisionRequest(definition);
-	if (!result.ok) throw new ApiError('generation_failed', 'The drafted definition is not valid.', result.details);
+	if (!result.ok)
+		throw new ApiError('generation_failed', 'The drafted definition is not valid.', result.details);
 	if (result.value.shape !== 'definition') throw new Error('internal: a definition was expected');
 	return result.value;
 }
@@ -267,9 +305,14 @@ export function createDecision(runtime: Runtime, account: Account, body: unknown
 	if (request.shape === 'template') {
 		const template = TEMPLATES.find((candidate) => candidate.key === request.body.template);
 		if (!template) {
-			throw new ApiError('template_not_found', `No template "${request.body.template}" (see GET /templates).`);
+			throw new ApiError(
+				'template_not_found',
+				`No template "${request.body.template}" (see GET /templates).`,
+			);
 		}
-		definition = validated(definitionFromTemplate(template, request.body.locale ?? 'en', request.body.name));
+		definition = validated(
+			definitionFromTemplate(template, request.body.locale ?? 'en', request.body.name),
+		);
 	} else if (request.shape === 'description') {
 		if (!runtime.config.drafter) {
 			throw new ApiError(
@@ -277,7 +320,11 @@ export function createDecision(runtime: Runtime, account: Account, body: unknown
 				'Decision generation is not configured on this environment: create the decision from a template or a definition.',
 			);
 		}
-		const draft = draftDefinition({ describe: request.body.describe, name: request.body.name, type: request.body.type });
+		const draft = draftDefinition({
+			describe: request.body.describe,
+			name: request.body.name,
+			type: request.body.type,
+		});
 		if (!draft.ok) throw new ApiError('generation_failed', draft.message);
 		definition = validated(draft.definition);
 	} else {
@@ -287,11 +334,17 @@ export function createDecision(runtime: Runtime, account: Account, body: unknown
 	const common = request.body;
 	const slug = common.slug ?? normalizeKey(definition.body.name);
 	if (!slug) {
-		throw invalidRequest([{ field: 'name', message: 'gives an empty slug: use letters or digits, or send a slug' }]);
+		throw invalidRequest([
+			{ field: 'name', message: 'gives an empty slug: use letters or digits, or send a slug' },
+		]);
 	}
 	const existing = store.decision(account, slug);
 	const plan = store.plan(account);
-	if (existing) return { status: 200, body: createResponse(existing, false, runtime.origin, plan.maxLiveDecisions) };
+	if (existing)
+		return {
+			status: 200,
+			body: createResponse(existing, false, runtime.origin, plan.maxLiveDecisions),
+		};
 
 	const now = store.clock.iso();
 	const decision: StoredDecision = {
@@ -312,6 +365,11 @@ export function createDecision(runtime: Runtime, account: Account, body: unknown
 		}
 	}
 	store.insertDecision(account, decision);
-	const response: CreateDecisionResponse = createResponse(decision, true, runtime.origin, plan.maxLiveDecisions);
+	const response: CreateDecisionResponse = createResponse(
+		decision,
+		true,
+		runtime.origin,
+		plan.maxLiveDecisions,
+	);
 	return { status: 201, body: response };
 }

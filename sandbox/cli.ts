@@ -36,7 +36,9 @@ export function parseArgs(argv: readonly string[]): SandboxOptions {
 	};
 	for (let index = 0; index < argv.length; index += 1) {
 		const arg = argv[index];
-		const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+		const [flag, inline] = arg.includes('=')
+			? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+			: [arg, undefined];
 		const take = (): string => {
 			if (inline !== undefined) return inline;
 			const next = value(index, flag);
@@ -87,7 +89,9 @@ async function main(): Promise<void> {
 	const options = parseArgs(process.argv.slice(2));
 	const host = options.host ?? '127.0.0.1';
 	if (options.control === undefined && !isLoopback(host)) {
-		process.stderr.write(`Control surface off: ${host} is not a loopback address (use --control to force it).\n`);
+		process.stderr.write(
+			`Control surface off: ${host} is not a loopback address (use --control to force it).\n`,
+		);
 	}
 	const sandbox = await startSandbox({ port: DEFAULT_PORT, ...options });
 	const lines = [

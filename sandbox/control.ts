@@ -38,7 +38,11 @@ import type { Account } from './store';
 export interface ControlRoute {
 	method: 'GET' | 'POST' | 'DELETE';
 	url: string;
-	handler(request: { body: unknown; query: unknown; params: Record<string, string> }): Result | Promise<Result>;
+	handler(request: {
+		body: unknown;
+		query: unknown;
+		params: Record<string, string>;
+	}): Result | Promise<Result>;
 }
 
 export interface ControlDefaults {
@@ -52,7 +56,9 @@ const clockSchema = z.object({
 	advance_ms: z.number().finite().optional(),
 	set: z
 		.string()
-		.refine((value) => !Number.isNaN(Date.parse(value)), { message: 'must be an ISO 8601 date-time' })
+		.refine((value) => !Number.isNaN(Date.parse(value)), {
+			message: 'must be an ISO 8601 date-time',
+		})
 		.optional(),
 	rate_window_ms: z.number().int().min(1).optional(),
 });
@@ -83,16 +89,23 @@ const configSchema = z.object({
  * or an object with only its key) whose key the live version has keeps that item's description
  * and threshold. A new key without description gets its own name, as on creation.
  */
-function inheritDescriptions(raw: unknown, items: DefinitionItem[], base: readonly DefinitionItem[]): DefinitionItem[] {
-	const entries: unknown[] = typeof raw === 'string' ? splitItemList(raw) : Array.isArray(raw) ? raw : [];
+function inheritDescriptions(
+	raw: unknown,
+	items: DefinitionItem[],
+	base: readonly DefinitionItem[],
+): DefinitionItem[] {
+	const entries: unknown[] =
+		typeof raw === 'string' ? splitItemList(raw) : Array.isArray(raw) ? raw : [];
 	return items.map((item, index) => {
 		const entry = entries[index];
 		const previous = base.find((candidate) => candidate.key === item.key);
 		if (!previous) return { ...item };
-		const record = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : {};
+		const record =
+			typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : {};
 		const out: DefinitionItem = { ...item };
 		if (record.description === undefined) out.description = previous.description;
-		if (record.threshold === undefined && previous.threshold !== undefined) out.threshold = previous.threshold;
+		if (record.threshold === undefined && previous.threshold !== undefined)
+			out.threshold = previous.threshold;
 		return out;
 	});
 }
@@ -103,7 +116,11 @@ function parse<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
 	return parsed.data;
 }
 
-export function controlRoutes(runtime: Runtime, faults: FaultInjector, defaults: ControlDefaults): ControlRoute[] {
+export function controlRoutes(
+	runtime: Runtime,
+	faults: FaultInjector,
+	defaults: ControlDefaults,
+): ControlRoute[] {
 	const { store } = runtime;
 
 	const accountOf = (key: string): Account => {
@@ -112,7 +129,10 @@ export function controlRoutes(runtime: Runtime, faults: FaultInjector, defaults:
 		return account;
 	};
 
-	const clockAnswer = (): Result => ({ status: 200, body: { now: store.clock.iso(), rate_window_ms: store.rateWindowMs } });
+	const clockAnswer = (): Result => ({
+		status: 200,
+		body: { now: store.clock.iso(), rate_window_ms: store.rateWindowMs },
+	});
 
 	const usageAnswer = (key: string): Result => {
 		const account = accountOf(key);
@@ -135,7 +155,8 @@ export function controlRoutes(runtime: Runtime, faults: FaultInjector, defaults:
 
 	const decisionOf = (account: Account, slug: string) => {
 		const decision = store.decision(account, slug);
-		if (!decision) throw new ApiError('decision_not_found', `No decision "${slug}" in this account.`);
+		if (!decision)
+			throw new ApiError('decision_not_found', `No decision "${slug}" in this account.`);
 		return decision;
 	};
 
@@ -199,7 +220,10 @@ export function controlRoutes(runtime: Runtime, faults: FaultInjector, defaults:
 				);
 				if (wrong.length) {
 					throw invalidRequest(
-						wrong.map((other) => ({ field: other, message: `is not used by ${decision.type} decisions (use ${field})` })),
+						wrong.map((other) => ({
+							field: other,
+							message: `is not used by ${decision.type} decisions (use ${field})`,
+						})),
 					);
 				}
 				if (request[field] !== undefined) {
@@ -211,13 +235,16 @@ export function controlRoutes(runtime: Runtime, faults: FaultInjector, defaults:
 						[field]: request[field],
 					});
 					if (!checked.ok) throw invalidRequest(checked.details);
-					if (checked.value.shape !== 'definition') throw new Error('internal: a definition was expected');
+					if (checked.value.shape !== 'definition')
+						throw new Error('internal: a definition was expected');
 					items = inheritDescriptions(request[field], checked.value.items, base.items);
 				}
 				const context = request.context
 					? {
 							description: request.context.description ?? base.context.description,
-							fields: request.context.fields ? normaliseFields(request.context.fields) : base.context.fields,
+							fields: request.context.fields
+								? normaliseFields(request.context.fields)
+								: base.context.fields,
 							...(request.context.example !== undefined
 								? { example: request.context.example }
 								: base.context.example !== undefined
@@ -233,7 +260,10 @@ export function controlRoutes(runtime: Runtime, faults: FaultInjector, defaults:
 					uncertainty_policy: request.uncertainty_policy ?? base.uncertainty_policy,
 				};
 				const stored = store.addVersion(decision, version, request.publish !== false);
-				return { status: 200, body: { ...decisionView(decision), created_version: stored.version } };
+				return {
+					status: 200,
+					body: { ...decisionView(decision), created_version: stored.version },
+				};
 			},
 		},
 		{
@@ -243,7 +273,10 @@ export function controlRoutes(runtime: Runtime, faults: FaultInjector, defaults:
 				const request = parse(liveSchema, body);
 				const decision = decisionOf(accountOf(request.key), params.slug);
 				if (!decision.versions.some((version) => version.version === request.version)) {
-					throw new ApiError('version_not_found', `The decision "${decision.slug}" has no version ${request.version}.`);
+					throw new ApiError(
+						'version_not_found',
+						`The decision "${decision.slug}" has no version ${request.version}.`,
+					);
 				}
 				store.setLive(decision, request.version);
 				return { status: 200, body: decisionView(decision) };
@@ -284,7 +317,8 @@ export function controlRoutes(runtime: Runtime, faults: FaultInjector, defaults:
 			handler: ({ body }) => {
 				const request = parse(configSchema, body);
 				if (request.drafter !== undefined) runtime.config.drafter = request.drafter;
-				if (request.primary_timeout_ms !== undefined) runtime.config.primaryTimeoutMs = request.primary_timeout_ms;
+				if (request.primary_timeout_ms !== undefined)
+					runtime.config.primaryTimeoutMs = request.primary_timeout_ms;
 				return configAnswer();
 			},
 		},

@@ -80,11 +80,17 @@ export function versionFromDefinition(
 
 /** The version GET /decisions/{slug} shows: the live one, or the latest while the decision is a draft. */
 export function shownVersion(decision: StoredDecision): StoredVersion {
-	const live = decision.live_version === null ? undefined : decision.versions.find((v) => v.version === decision.live_version);
+	const live =
+		decision.live_version === null
+			? undefined
+			: decision.versions.find((v) => v.version === decision.live_version);
 	return live ?? decision.versions[decision.versions.length - 1];
 }
 
-function itemKeys(type: DecisionType, version: StoredVersion): Partial<Record<'options' | 'levels' | 'labels', string[]>> {
+function itemKeys(
+	type: DecisionType,
+	version: StoredVersion,
+): Partial<Record<'options' | 'levels' | 'labels', string[]>> {
 	return { [ITEMS_FIELD[type]]: version.items.map((item) => item.key) };
 }
 
@@ -147,7 +153,8 @@ export function createResponse(
 			response.message = planLimitMessage(maxLive ?? 0);
 			response.upgrade_url = upgradeUrl(origin);
 		} else {
-			response.message = 'Saved as a draft (publish was false): publish it in the app to serve it at its endpoint.';
+			response.message =
+				'Saved as a draft (publish was false): publish it in the app to serve it at its endpoint.';
 		}
 	}
 	return response;

@@ -22,7 +22,9 @@ import {
  * Fewer items than the type needs → the draft fails (422 `generation_failed`).
  */
 
-export type DraftResult = { ok: true; definition: CreateFromDefinition; locale: Locale } | { ok: false; message: string };
+export type DraftResult =
+	| { ok: true; definition: CreateFromDefinition; locale: Locale }
+	| { ok: false; message: string };
 
 const FRENCH_WORDS = new Set(
 	'le la les des une un est et ou pour chaque selon dans du au aux en vers entre si il elle qui que quel quelle sont avec sur ticket demande message client'.split(
@@ -30,7 +32,9 @@ const FRENCH_WORDS = new Set(
 	),
 );
 const ENGLISH_WORDS = new Set(
-	'the a an is and or for each to into as in of on whether if it which that are with by from between'.split(' '),
+	'the a an is and or for each to into as in of on whether if it which that are with by from between'.split(
+		' ',
+	),
 );
 
 export function detectLocale(text: string): Locale {
@@ -47,17 +51,26 @@ export function detectLocale(text: string): Locale {
 
 export function detectType(text: string): DecisionType {
 	const lower = text.toLowerCase();
-	if (/\b(scores?|scoring|rates?|rating|scale|levels?|grade|not(e|er)|[ée]valu\w*|niveaux?|[ée]chelle)\b/.test(lower)) {
+	if (
+		/\b(scores?|scoring|rates?|rating|scale|levels?|grade|not(e|er)|[ée]valu\w*|niveaux?|[ée]chelle)\b/.test(
+			lower,
+		)
+	) {
 		return 'score';
 	}
-	if (/\b(labels?|labell?ing|tags?|tagging|classif\w*|categori[sz]\w*|[ée]tiquet\w*|class(er|e))\b/.test(lower)) {
+	if (
+		/\b(labels?|labell?ing|tags?|tagging|classif\w*|categori[sz]\w*|[ée]tiquet\w*|class(er|e))\b/.test(
+			lower,
+		)
+	) {
 		return 'classify';
 	}
 	return 'route';
 }
 
 const CONNECTORS = /\s+(?:or|and|ou|et|nor|ni)\s+/i;
-const LEADING = /^(?:either|soit|between|entre|as|into|to|en|vers|comme|the|a|an|le|la|les|un|une)\s+/i;
+const LEADING =
+	/^(?:either|soit|between|entre|as|into|to|en|vers|comme|the|a|an|le|la|les|un|une)\s+/i;
 const TRAILING_STOP =
 	/\s+(?:depending|based|according|if|when|selon|suivant|si|quand|en fonction|from|de|du|des)\b.*$/i;
 
@@ -121,14 +134,23 @@ function draftName(before: string, type: DecisionType, locale: Locale): string {
 		.trim()
 		.split(/\s+/)
 		.filter(Boolean);
-	while (words.length && /^(to|into|as|between|either|whether|the|a|an|vers|en|entre|comme|soit|le|la|les|un|une|si|de|du|des|in|among|parmi|with|avec|by|par|is|are|est|sont|on|sur|of|one)$/i.test(words[words.length - 1])) {
+	while (
+		words.length &&
+		/^(to|into|as|between|either|whether|the|a|an|vers|en|entre|comme|soit|le|la|les|un|une|si|de|du|des|in|among|parmi|with|avec|by|par|is|are|est|sont|on|sur|of|one)$/i.test(
+			words[words.length - 1],
+		)
+	) {
 		words.pop();
 	}
 	const text = words.slice(0, 8).join(' ');
 	if (text) return (text[0].toUpperCase() + text.slice(1)).slice(0, BOUNDS.nameMax);
 	const fallback = {
 		en: { route: 'Routing decision', score: 'Scoring decision', classify: 'Labelling decision' },
-		fr: { route: 'Décision de routage', score: 'Décision de notation', classify: "Décision d'étiquetage" },
+		fr: {
+			route: 'Décision de routage',
+			score: 'Décision de notation',
+			classify: "Décision d'étiquetage",
+		},
 	};
 	return fallback[locale][type];
 }
@@ -146,7 +168,11 @@ const TYPE_SENTENCE: Record<Locale, Record<DecisionType, string>> = {
 	},
 };
 
-export function draftDefinition(request: { describe: string; name?: string; type?: DecisionType }): DraftResult {
+export function draftDefinition(request: {
+	describe: string;
+	name?: string;
+	type?: DecisionType;
+}): DraftResult {
 	const description = request.describe.trim();
 	const locale = detectLocale(description);
 	const type = request.type ?? detectType(description);
@@ -163,7 +189,10 @@ export function draftDefinition(request: { describe: string; name?: string; type
 		};
 	}
 	if (unique.length > bounds.max) {
-		return { ok: false, message: `Could not draft a ${type} decision: ${unique.length} ${field} found, at most ${bounds.max}.` };
+		return {
+			ok: false,
+			message: `Could not draft a ${type} decision: ${unique.length} ${field} found, at most ${bounds.max}.`,
+		};
 	}
 	const name = request.name ?? draftName(before, type, locale);
 	const base = /[.!?]$/.test(description) ? description : `${description}.`;

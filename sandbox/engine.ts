@@ -44,8 +44,8 @@ export function modelOf(engine: EngineName): string {
 }
 
 const STOPWORDS = new Set(
+	// English
 	(
-		// English
 		'a an and are as at be been but by can could did do does for from had has have he her his ' +
 		'i if in into is it its me my no not of on or our she so than that the their them then there ' +
 		'these they this those to too us was we were will with would you your ' +
@@ -158,7 +158,10 @@ const TEMPER = {
 const SATURATION = 1.5;
 
 /** Evidence r_i per item and the matched tokens (step 2 of the module comment). */
-export function evidence(definition: EngineDefinition, text: string): { r: number[]; matched: string[][] } {
+export function evidence(
+	definition: EngineDefinition,
+	text: string,
+): { r: number[]; matched: string[][] } {
 	const profiles = profilesOf(definition);
 	const n = definition.items.length;
 	const tokens = [...new Set(tokenize(text))];
@@ -168,7 +171,8 @@ export function evidence(definition: EngineDefinition, text: string): { r: numbe
 		let df = 0;
 		for (const profile of profiles.items) if (profile.has(token)) df += 1;
 		if (df === 0) continue;
-		const weight = (Math.log((n + 1) / df) / Math.log(n + 1)) * (profiles.instructions.has(token) ? 0.5 : 1);
+		const weight =
+			(Math.log((n + 1) / df) / Math.log(n + 1)) * (profiles.instructions.has(token) ? 0.5 : 1);
 		profiles.items.forEach((profile, index) => {
 			if (profile.has(token)) {
 				raw[index] += weight;
@@ -179,7 +183,11 @@ export function evidence(definition: EngineDefinition, text: string): { r: numbe
 	return { r: raw, matched };
 }
 
-export function runEngine(definition: EngineDefinition, text: string, engine: EngineName): EngineResult {
+export function runEngine(
+	definition: EngineDefinition,
+	text: string,
+	engine: EngineName,
+): EngineResult {
 	const { kappa, slope, offset } = TEMPER[engine];
 	const { r, matched } = evidence(definition, text);
 	const keys = definition.items.map((item) => item.key);

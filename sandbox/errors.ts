@@ -1,4 +1,9 @@
-import { ERROR_STATUS, type ErrorCode, type ErrorDetail, type ErrorEnvelope } from '../src/contract';
+import {
+	ERROR_STATUS,
+	type ErrorCode,
+	type ErrorDetail,
+	type ErrorEnvelope,
+} from '../src/contract';
 
 /** An answer of a handler: status, JSON body and extra headers. */
 export interface Result {

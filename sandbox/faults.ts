@@ -99,7 +99,9 @@ export function defaultFaultCode(status: number): string {
 		case 429:
 			return 'rate_limited';
 		default: {
-			const match = (Object.keys(ERROR_STATUS) as ErrorCode[]).find((code) => ERROR_STATUS[code] === status);
+			const match = (Object.keys(ERROR_STATUS) as ErrorCode[]).find(
+				(code) => ERROR_STATUS[code] === status,
+			);
 			return match ?? 'internal_error';
 		}
 	}

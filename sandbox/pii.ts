@@ -32,14 +32,23 @@ const MONTHS =
 	'janvier|f[ée]vrier|mars|avril|mai|juin|juillet|ao[uû]t|septembre|octobre|novembre|d[ée]cembre';
 
 const URL_RE = /\b(?:https?:\/\/|www\.)[^\s<>"'`]{1,2048}/gi;
-const EMAIL_RE = /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}(?![A-Za-z])/g;
+const EMAIL_RE =
+	/(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}(?![A-Za-z])/g;
 const IBAN_RE = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b/g;
 const CARD_RE = /(?<![\d])(?:\d[ -]?){12,18}\d(?![\d])/g;
-const IPV4_RE = /(?<![\d.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?!\.?\d)/g;
-const ISO_DATE_RE = /(?<![\d])(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?(?![\d])/g;
+const IPV4_RE =
+	/(?<![\d.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?!\.?\d)/g;
+const ISO_DATE_RE =
+	/(?<![\d])(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?(?![\d])/g;
 const NUMERIC_DATE_RE = /(?<![\d./])(\d{1,2})[/.](\d{1,2})[/.](\d{4}|\d{2})(?![\d]|[/.]\d)/g;
-const DAY_MONTH_RE = new RegExp(`\\b\\d{1,2}(?:st|nd|rd|th|er)?\\s{1,3}(?:${MONTHS})\\.?\\s{1,3}\\d{4}\\b`, 'gi');
-const MONTH_DAY_RE = new RegExp(`\\b(?:${MONTHS})\\.?\\s{1,3}\\d{1,2}(?:st|nd|rd|th)?,?\\s{1,3}\\d{4}\\b`, 'gi');
+const DAY_MONTH_RE = new RegExp(
+	`\\b\\d{1,2}(?:st|nd|rd|th|er)?\\s{1,3}(?:${MONTHS})\\.?\\s{1,3}\\d{4}\\b`,
+	'gi',
+);
+const MONTH_DAY_RE = new RegExp(
+	`\\b(?:${MONTHS})\\.?\\s{1,3}\\d{1,2}(?:st|nd|rd|th)?,?\\s{1,3}\\d{4}\\b`,
+	'gi',
+);
 const PHONE_RE = /(?<![\w+./-])\+?[\d(][\d ().-]{6,22}\d(?![\w])/g;
 const NANP_RE = /^\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}$/;
 
@@ -150,7 +159,9 @@ export class Pseudonymiser {
 		);
 		text = text.replace(DAY_MONTH_RE, (match) => hold(this.token('DATE', match)));
 		text = text.replace(MONTH_DAY_RE, (match) => hold(this.token('DATE', match)));
-		text = text.replace(PHONE_RE, (match) => (isPhone(match) ? hold(this.token('PHONE', match)) : match));
+		text = text.replace(PHONE_RE, (match) =>
+			isPhone(match) ? hold(this.token('PHONE', match)) : match,
+		);
 		// Placeholders hold only tokens or untouched text: put them back.
 		return text.replace(/\u0000([a-j]+)\u0000/g, (_match, code: string) => {
 			const index = Number(code.replace(/[a-j]/g, (letter) => String(letter.charCodeAt(0) - 97)));

@@ -1,4 +1,9 @@
-import type { ContextFieldInput, CreateFromDefinition, DecisionType, Locale } from '../src/contract';
+import type {
+	ContextFieldInput,
+	CreateFromDefinition,
+	DecisionType,
+	Locale,
+} from '../src/contract';
 import type { PiiMode, PlanName } from './plans';
 
 /** Demo API keys, one account per plan; `revoked` is a revoked key of the Free account (always 401). */
@@ -29,9 +34,24 @@ export const SEED_ACCOUNTS: readonly SeedAccount[] = [
 			{ key: DEMO_KEYS.revoked, revoked: true },
 		],
 	},
-	{ id: 'acct_starter', plan: 'starter', piiMode: 'standard', keys: [{ key: DEMO_KEYS.starter, revoked: false }] },
-	{ id: 'acct_pro', plan: 'pro', piiMode: 'strict', keys: [{ key: DEMO_KEYS.pro, revoked: false }] },
-	{ id: 'acct_scale', plan: 'scale', piiMode: 'strict', keys: [{ key: DEMO_KEYS.scale, revoked: false }] },
+	{
+		id: 'acct_starter',
+		plan: 'starter',
+		piiMode: 'standard',
+		keys: [{ key: DEMO_KEYS.starter, revoked: false }],
+	},
+	{
+		id: 'acct_pro',
+		plan: 'pro',
+		piiMode: 'strict',
+		keys: [{ key: DEMO_KEYS.pro, revoked: false }],
+	},
+	{
+		id: 'acct_scale',
+		plan: 'scale',
+		piiMode: 'strict',
+		keys: [{ key: DEMO_KEYS.scale, revoked: false }],
+	},
 	{
 		id: 'acct_unlimited',
 		plan: 'unlimited',
@@ -158,7 +178,8 @@ const CONTENT_LABELS: Record<Locale, ItemText[]> = {
 		},
 		{
 			key: 'question',
-			description: 'Asks a question: how, what, why, when, where or who, can you help, needs information, wonders whether something works?',
+			description:
+				'Asks a question: how, what, why, when, where or who, can you help, needs information, wonders whether something works?',
 		},
 		{
 			key: 'complaint',
@@ -183,7 +204,11 @@ const CONTENT_LABELS: Record<Locale, ItemText[]> = {
 			description:
 				'Publicité pour un produit ou un service : remise, soldes, bon de réduction, code promo, offre spéciale, offre limitée, achetez maintenant.',
 		},
-		{ key: 'question', description: "Pose une question ou demande de l'aide ou des informations, se demande comment faire ?" },
+		{
+			key: 'question',
+			description:
+				"Pose une question ou demande de l'aide ou des informations, se demande comment faire ?",
+		},
 		{
 			key: 'complaint',
 			description:
@@ -191,7 +216,8 @@ const CONTENT_LABELS: Record<Locale, ItemText[]> = {
 		},
 		{
 			key: 'toxic',
-			description: 'Insultes, haine, menaces, harcèlement, langage injurieux ou obscène : idiot, crétin, imbécile, tais-toi.',
+			description:
+				'Insultes, haine, menaces, harcèlement, langage injurieux ou obscène : idiot, crétin, imbécile, tais-toi.',
 			threshold: 0.7,
 		},
 	],
@@ -270,7 +296,8 @@ export const TEMPLATES: readonly TemplateDefinition[] = [
 			fr: {
 				name: 'Qualification des prospects',
 				description: 'Évalue la maturité d’achat d’un prospect entrant, de froid à prêt à acheter.',
-				use_case: 'Formulaires de contact et de démo, enrichissement du CRM, priorisation commerciale.',
+				use_case:
+					'Formulaires de contact et de démo, enrichissement du CRM, priorisation commerciale.',
 				instructions: 'Ce prospect est-il prêt à acheter ?',
 				context_description: 'Un prospect entrant : entreprise, fonction et message.',
 				items: LEAD_LEVELS.fr,
@@ -293,7 +320,8 @@ export const TEMPLATES: readonly TemplateDefinition[] = [
 			},
 			fr: {
 				name: 'Modération de contenu',
-				description: 'Étiquette les messages comme spam, promotion, question, réclamation ou toxique.',
+				description:
+					'Étiquette les messages comme spam, promotion, question, réclamation ou toxique.',
 				use_case: 'Commentaires, publications de communauté, avis et messages de chat.',
 				instructions: 'Quelles étiquettes s’appliquent à ce message ?',
 				context_description: 'Un message écrit par un utilisateur.',
@@ -314,25 +342,53 @@ export const TEMPLATES: readonly TemplateDefinition[] = [
 				instructions: 'How positive is the tone of this message?',
 				context_description: 'A review or comment.',
 				items: [
-					{ key: 'very negative', description: 'Furious, hate it, terrible, awful, worst ever, never again, scam.' },
-					{ key: 'negative', description: 'Disappointed, unhappy, bad, poor, slow, annoying, would not recommend.' },
-					{ key: 'neutral', description: 'Factual, neither good nor bad, okay, average, fine, no opinion.' },
-					{ key: 'positive', description: 'Good, nice, happy, helpful, pleased, works well, recommend.' },
-					{ key: 'very positive', description: 'Excellent, amazing, love it, perfect, fantastic, best ever, delighted.' },
+					{
+						key: 'very negative',
+						description: 'Furious, hate it, terrible, awful, worst ever, never again, scam.',
+					},
+					{
+						key: 'negative',
+						description: 'Disappointed, unhappy, bad, poor, slow, annoying, would not recommend.',
+					},
+					{
+						key: 'neutral',
+						description: 'Factual, neither good nor bad, okay, average, fine, no opinion.',
+					},
+					{
+						key: 'positive',
+						description: 'Good, nice, happy, helpful, pleased, works well, recommend.',
+					},
+					{
+						key: 'very positive',
+						description: 'Excellent, amazing, love it, perfect, fantastic, best ever, delighted.',
+					},
 				],
 			},
 			fr: {
 				name: 'Analyse du sentiment',
-				description: 'Place un message sur une échelle de cinq crans, de très négatif à très positif.',
+				description:
+					'Place un message sur une échelle de cinq crans, de très négatif à très positif.',
 				use_case: 'Avis, réponses d’enquête, mentions sociales et commentaires NPS.',
 				instructions: 'Quel est le ton de ce message ?',
 				context_description: 'Un avis ou un commentaire.',
 				items: [
-					{ key: 'très négatif', description: 'Furieux, déteste, horrible, nul, le pire, plus jamais, arnaque.' },
-					{ key: 'négatif', description: 'Déçu, mécontent, mauvais, lent, pénible, ne recommande pas.' },
+					{
+						key: 'très négatif',
+						description: 'Furieux, déteste, horrible, nul, le pire, plus jamais, arnaque.',
+					},
+					{
+						key: 'négatif',
+						description: 'Déçu, mécontent, mauvais, lent, pénible, ne recommande pas.',
+					},
 					{ key: 'neutre', description: 'Factuel, ni bon ni mauvais, correct, moyen, sans avis.' },
-					{ key: 'positif', description: 'Bien, content, utile, satisfait, fonctionne bien, recommande.' },
-					{ key: 'très positif', description: 'Excellent, génial, adore, parfait, fantastique, le meilleur, ravi.' },
+					{
+						key: 'positif',
+						description: 'Bien, content, utile, satisfait, fonctionne bien, recommande.',
+					},
+					{
+						key: 'très positif',
+						description: 'Excellent, génial, adore, parfait, fantastique, le meilleur, ravi.',
+					},
 				],
 			},
 		},
@@ -350,10 +406,23 @@ export const TEMPLATES: readonly TemplateDefinition[] = [
 				instructions: 'How urgent is this request?',
 				context_description: 'An incoming request or incident report.',
 				items: [
-					{ key: 'low', description: 'Nice to have, whenever you can, no rush, cosmetic, suggestion.' },
-					{ key: 'normal', description: 'Usual request, this week, a question, minor issue with a workaround.' },
-					{ key: 'high', description: 'Blocking a team, today, important customer affected, deadline soon.' },
-					{ key: 'critical', description: 'Outage, production down, data loss, security breach, all customers affected, immediately.' },
+					{
+						key: 'low',
+						description: 'Nice to have, whenever you can, no rush, cosmetic, suggestion.',
+					},
+					{
+						key: 'normal',
+						description: 'Usual request, this week, a question, minor issue with a workaround.',
+					},
+					{
+						key: 'high',
+						description: 'Blocking a team, today, important customer affected, deadline soon.',
+					},
+					{
+						key: 'critical',
+						description:
+							'Outage, production down, data loss, security breach, all customers affected, immediately.',
+					},
 				],
 			},
 			fr: {
@@ -363,10 +432,25 @@ export const TEMPLATES: readonly TemplateDefinition[] = [
 				instructions: 'Quelle est l’urgence de cette demande ?',
 				context_description: 'Une demande entrante ou un signalement d’incident.',
 				items: [
-					{ key: 'faible', description: 'Confort, quand vous pourrez, pas pressé, cosmétique, suggestion.' },
-					{ key: 'normale', description: 'Demande habituelle, cette semaine, une question, problème mineur contournable.' },
-					{ key: 'haute', description: 'Bloque une équipe, aujourd’hui, client important touché, échéance proche.' },
-					{ key: 'critique', description: 'Panne, production arrêtée, perte de données, faille de sécurité, tous les clients touchés, immédiatement.' },
+					{
+						key: 'faible',
+						description: 'Confort, quand vous pourrez, pas pressé, cosmétique, suggestion.',
+					},
+					{
+						key: 'normale',
+						description:
+							'Demande habituelle, cette semaine, une question, problème mineur contournable.',
+					},
+					{
+						key: 'haute',
+						description:
+							'Bloque une équipe, aujourd’hui, client important touché, échéance proche.',
+					},
+					{
+						key: 'critique',
+						description:
+							'Panne, production arrêtée, perte de données, faille de sécurité, tous les clients touchés, immédiatement.',
+					},
 				],
 			},
 		},
@@ -383,28 +467,57 @@ export const TEMPLATES: readonly TemplateDefinition[] = [
 		text: {
 			en: {
 				name: 'E-mail triage',
-				description: 'Decides what to do with an incoming e-mail: reply, forward, archive or escalate.',
+				description:
+					'Decides what to do with an incoming e-mail: reply, forward, archive or escalate.',
 				use_case: 'Shared inboxes, assistants, first-line triage.',
 				instructions: 'What should be done with this e-mail?',
 				context_description: 'An incoming e-mail.',
 				items: [
-					{ key: 'reply', description: 'A direct question or request that needs an answer from us.' },
-					{ key: 'forward', description: 'Meant for another department or person, wrong recipient, please pass it on.' },
-					{ key: 'archive', description: 'Newsletter, notification, receipt, automatic message, no action needed.' },
-					{ key: 'escalate', description: 'Legal threat, angry important customer, lawyer, press, manager must act.' },
+					{
+						key: 'reply',
+						description: 'A direct question or request that needs an answer from us.',
+					},
+					{
+						key: 'forward',
+						description:
+							'Meant for another department or person, wrong recipient, please pass it on.',
+					},
+					{
+						key: 'archive',
+						description: 'Newsletter, notification, receipt, automatic message, no action needed.',
+					},
+					{
+						key: 'escalate',
+						description: 'Legal threat, angry important customer, lawyer, press, manager must act.',
+					},
 				],
 			},
 			fr: {
 				name: 'Tri des e-mails',
-				description: 'Décide quoi faire d’un e-mail entrant : répondre, transférer, archiver ou remonter.',
+				description:
+					'Décide quoi faire d’un e-mail entrant : répondre, transférer, archiver ou remonter.',
 				use_case: 'Boîtes partagées, assistants, premier niveau de tri.',
 				instructions: 'Que faut-il faire de cet e-mail ?',
 				context_description: 'Un e-mail entrant.',
 				items: [
-					{ key: 'reply', description: 'Une question ou une demande directe qui attend notre réponse.' },
-					{ key: 'forward', description: 'Destiné à un autre service ou une autre personne, mauvais destinataire, à transmettre.' },
-					{ key: 'archive', description: 'Newsletter, notification, reçu, message automatique, aucune action.' },
-					{ key: 'escalate', description: 'Menace juridique, client important en colère, avocat, presse, un responsable doit agir.' },
+					{
+						key: 'reply',
+						description: 'Une question ou une demande directe qui attend notre réponse.',
+					},
+					{
+						key: 'forward',
+						description:
+							'Destiné à un autre service ou une autre personne, mauvais destinataire, à transmettre.',
+					},
+					{
+						key: 'archive',
+						description: 'Newsletter, notification, reçu, message automatique, aucune action.',
+					},
+					{
+						key: 'escalate',
+						description:
+							'Menace juridique, client important en colère, avocat, presse, un responsable doit agir.',
+					},
 				],
 			},
 		},
@@ -417,30 +530,56 @@ export const TEMPLATES: readonly TemplateDefinition[] = [
 		text: {
 			en: {
 				name: 'Customer intent',
-				description: 'Detects every intent in a customer message: cancel, upgrade, refund, bug report, feature request.',
+				description:
+					'Detects every intent in a customer message: cancel, upgrade, refund, bug report, feature request.',
 				use_case: 'Chatbots, support inboxes, churn prevention.',
 				instructions: 'Which intents does this customer message express?',
 				context_description: 'A customer message.',
 				items: [
-					{ key: 'cancel', description: 'Wants to cancel, stop, terminate or not renew the subscription.' },
-					{ key: 'upgrade', description: 'Wants a bigger plan, more seats, more features, upgrade.' },
-					{ key: 'refund', description: 'Wants money back, a refund, reimbursement or a credit note.' },
+					{
+						key: 'cancel',
+						description: 'Wants to cancel, stop, terminate or not renew the subscription.',
+					},
+					{
+						key: 'upgrade',
+						description: 'Wants a bigger plan, more seats, more features, upgrade.',
+					},
+					{
+						key: 'refund',
+						description: 'Wants money back, a refund, reimbursement or a credit note.',
+					},
 					{ key: 'bug-report', description: 'Reports a bug, error, crash or something broken.' },
-					{ key: 'feature-request', description: 'Suggests or requests a new feature, improvement, would be nice if.' },
+					{
+						key: 'feature-request',
+						description: 'Suggests or requests a new feature, improvement, would be nice if.',
+					},
 				],
 			},
 			fr: {
 				name: 'Intention client',
-				description: 'Détecte chaque intention d’un message client : résiliation, montée en gamme, remboursement, bug, demande de fonctionnalité.',
+				description:
+					'Détecte chaque intention d’un message client : résiliation, montée en gamme, remboursement, bug, demande de fonctionnalité.',
 				use_case: 'Chatbots, boîtes de support, prévention de l’attrition.',
 				instructions: 'Quelles intentions exprime ce message client ?',
 				context_description: 'Un message client.',
 				items: [
-					{ key: 'cancel', description: 'Veut résilier, arrêter ou ne pas renouveler l’abonnement.' },
-					{ key: 'upgrade', description: 'Veut une offre supérieure, plus de licences, plus de fonctionnalités.' },
+					{
+						key: 'cancel',
+						description: 'Veut résilier, arrêter ou ne pas renouveler l’abonnement.',
+					},
+					{
+						key: 'upgrade',
+						description: 'Veut une offre supérieure, plus de licences, plus de fonctionnalités.',
+					},
 					{ key: 'refund', description: 'Veut être remboursé, un remboursement ou un avoir.' },
-					{ key: 'bug-report', description: 'Signale un bug, une erreur, un plantage ou quelque chose de cassé.' },
-					{ key: 'feature-request', description: 'Suggère ou demande une nouvelle fonctionnalité, une amélioration.' },
+					{
+						key: 'bug-report',
+						description: 'Signale un bug, une erreur, un plantage ou quelque chose de cassé.',
+					},
+					{
+						key: 'feature-request',
+						description: 'Suggère ou demande une nouvelle fonctionnalité, une amélioration.',
+					},
 				],
 			},
 		},
@@ -462,9 +601,18 @@ export const TEMPLATES: readonly TemplateDefinition[] = [
 				instructions: 'Should this supplier invoice be approved?',
 				context_description: 'A supplier invoice: supplier, amount and description.',
 				items: [
-					{ key: 'approve', description: 'Known supplier, expected recurring amount, matches the purchase order.' },
-					{ key: 'review', description: 'Unusual amount, new supplier, missing purchase order, needs a check.' },
-					{ key: 'reject', description: 'Duplicate, already paid, fraud, wrong company, not ordered.' },
+					{
+						key: 'approve',
+						description: 'Known supplier, expected recurring amount, matches the purchase order.',
+					},
+					{
+						key: 'review',
+						description: 'Unusual amount, new supplier, missing purchase order, needs a check.',
+					},
+					{
+						key: 'reject',
+						description: 'Duplicate, already paid, fraud, wrong company, not ordered.',
+					},
 				],
 			},
 			fr: {
@@ -474,9 +622,20 @@ export const TEMPLATES: readonly TemplateDefinition[] = [
 				instructions: 'Faut-il valider cette facture fournisseur ?',
 				context_description: 'Une facture fournisseur : fournisseur, montant et description.',
 				items: [
-					{ key: 'approve', description: 'Fournisseur connu, montant récurrent attendu, conforme au bon de commande.' },
-					{ key: 'review', description: 'Montant inhabituel, nouveau fournisseur, bon de commande manquant, à vérifier.' },
-					{ key: 'reject', description: 'Doublon, déjà payée, fraude, mauvaise société, non commandée.' },
+					{
+						key: 'approve',
+						description:
+							'Fournisseur connu, montant récurrent attendu, conforme au bon de commande.',
+					},
+					{
+						key: 'review',
+						description:
+							'Montant inhabituel, nouveau fournisseur, bon de commande manquant, à vérifier.',
+					},
+					{
+						key: 'reject',
+						description: 'Doublon, déjà payée, fraude, mauvaise société, non commandée.',
+					},
 				],
 			},
 		},
@@ -497,7 +656,12 @@ export const SEED_DECISIONS: readonly CreateFromDefinition[] = [
 		context: {
 			description: 'A support ticket from the helpdesk.',
 			fields: [
-				{ name: 'subject', type: 'string', required: true, description: 'Subject line of the ticket' },
+				{
+					name: 'subject',
+					type: 'string',
+					required: true,
+					description: 'Subject line of the ticket',
+				},
 				{ name: 'body', type: 'string', required: true, description: 'Text of the ticket' },
 				{ name: 'customer_email', type: 'string', pii: true, description: 'Who wrote the ticket' },
 				{ name: 'plan', type: 'string', description: 'Plan of the customer' },

@@ -65,7 +65,9 @@ export const DEFAULT_PRIMARY_TIMEOUT_MS = 250;
 
 export function isLoopback(host: string): boolean {
 	const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
-	return bare === 'localhost' || bare === '::1' || /^127\./.test(bare) || /^::ffff:127\./.test(bare);
+	return (
+		bare === 'localhost' || bare === '::1' || /^127\./.test(bare) || /^::ffff:127\./.test(bare)
+	);
 }
 
 /** What one request carries through the hooks, the handler and the answer. */
@@ -131,7 +133,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 		try {
 			done(null, JSON.parse(text));
 		} catch (error) {
-			done(new ApiError('invalid_json', `The body is not valid JSON: ${(error as Error).message}`), undefined);
+			done(
+				new ApiError('invalid_json', `The body is not valid JSON: ${(error as Error).message}`),
+				undefined,
+			);
 		}
 	});
 
@@ -151,7 +156,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 
 	const destroy = (request: FastifyRequest, reply: FastifyReply, what: string): FastifyReply => {
 		const state = states.get(request);
-		log?.(request.method, request.url, what, performance.now() - (state?.started ?? performance.now()));
+		log?.(
+			request.method,
+			request.url,
+			what,
+			performance.now() - (state?.started ?? performance.now()),
+		);
 		reply.hijack();
 		request.raw.socket?.destroy();
 		return reply;
@@ -170,8 +180,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 			if (state.account && state.key) {
 				const failed = result.status < 200 || result.status >= 300;
 				if (failed && state.rateToken !== undefined) store.releaseRate(state.key, state.rateToken);
-				if (failed && state.quotaPeriod !== undefined) store.releaseQuota(state.account, state.quotaPeriod);
-				if (state.rateLimited) Object.assign(headers, rateHeaders(state.key, store.plan(state.account)));
+				if (failed && state.quotaPeriod !== undefined)
+					store.releaseQuota(state.account, state.quotaPeriod);
+				if (state.rateLimited)
+					Object.assign(headers, rateHeaders(state.key, store.plan(state.account)));
 			}
 		}
 		const fault = state?.fault;
@@ -194,14 +206,27 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 			return finish(
 				request,
 				reply,
-				new ApiError('payload_too_large', `The body is larger than ${BOUNDS.bodyMaxBytes} bytes.`).toResult(),
+				new ApiError(
+					'payload_too_large',
+					`The body is larger than ${BOUNDS.bodyMaxBytes} bytes.`,
+				).toResult(),
 			);
 		}
 		if (typeof status === 'number' && status >= 400 && status < 500) {
-			return finish(request, reply, new ApiError('invalid_request', (error as Error).message, undefined, {}, status).toResult());
+			return finish(
+				request,
+				reply,
+				new ApiError('invalid_request', (error as Error).message, undefined, {}, status).toResult(),
+			);
 		}
-		process.stderr.write(`sandbox: internal error on ${request.method} ${pathOf(request.url)}: ${(error as Error)?.stack ?? String(error)}\n`);
-		return finish(request, reply, new ApiError('internal_error', 'Internal error in the sandbox.').toResult());
+		process.stderr.write(
+			`sandbox: internal error on ${request.method} ${pathOf(request.url)}: ${(error as Error)?.stack ?? String(error)}\n`,
+		);
+		return finish(
+			request,
+			reply,
+			new ApiError('internal_error', 'Internal error in the sandbox.').toResult(),
+		);
 	};
 
 	const handle =
@@ -216,14 +241,19 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 
 	app.setErrorHandler((error, request, reply) => fail(request, reply, error));
 	app.setNotFoundHandler((request, reply) =>
-		finish(request, reply, new ApiError('not_found', `No route ${request.method} ${pathOf(request.url)}.`).toResult()),
+		finish(
+			request,
+			reply,
+			new ApiError('not_found', `No route ${request.method} ${pathOf(request.url)}.`).toResult(),
+		),
 	);
 
 	// Every request: its state, the JSON-for-any-content-type rule, and fault injection (not on /_control).
 	app.addHook('onRequest', async (request, reply) => {
 		const state: RequestState = { started: performance.now(), finished: false };
 		states.set(request, state);
-		if (request.raw.headers['content-type'] !== undefined) request.raw.headers['content-type'] = 'application/json';
+		if (request.raw.headers['content-type'] !== undefined)
+			request.raw.headers['content-type'] = 'application/json';
 		const path = pathOf(request.url);
 		if (path === '/_control' || path.startsWith('/_control/')) return;
 		const fault = faults.next(request.method, path);
@@ -239,7 +269,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 				headers[RATE_LIMIT_HEADERS.retryAfter] = String(fault.retryAfter);
 				const resolved = store.resolveKey(bearer(request.headers.authorization));
 				const plan = resolved.status === 'ok' ? store.plan(resolved.account) : undefined;
-				if (code === 'rate_limited') details = { limit: plan?.rateLimit ?? 0, retry_after: fault.retryAfter };
+				if (code === 'rate_limited')
+					details = { limit: plan?.rateLimit ?? 0, retry_after: fault.retryAfter };
 				if (code === 'quota_exceeded' && resolved.status === 'ok') {
 					details = {
 						used: store.usage(resolved.account).used,
@@ -250,7 +281,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 				}
 			}
 			const message = fault.message ?? `Injected fault: ${fault.status} ${code}.`;
-			return finish(request, reply, new ApiError(code, message, details, headers, fault.status).toResult());
+			return finish(
+				request,
+				reply,
+				new ApiError(code, message, details, headers, fault.status).toResult(),
+			);
 		}
 		return undefined;
 	});
@@ -261,7 +296,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 			const path = pathOf(request.url);
 			const state = states.get(request);
 			if (!state || path === '/_control' || path.startsWith('/_control/')) return;
-			onExchange({ method: request.method, path, status: reply.statusCode, receivedAt: state.started, sentAt: performance.now() });
+			onExchange({
+				method: request.method,
+				path,
+				status: reply.statusCode,
+				receivedAt: state.started,
+				sentAt: performance.now(),
+			});
 		});
 	}
 
@@ -282,7 +323,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 					const message = {
 						missing: 'Missing API key: send the header "Authorization: Bearer <API key>".',
 						unknown: 'Invalid API key.',
-						revoked: 'This API key was revoked: create a new key in the app under Settings, API keys.',
+						revoked:
+							'This API key was revoked: create a new key in the app under Settings, API keys.',
 					}[resolved.status];
 					return finish(request, reply, new ApiError('unauthorized', message).toResult());
 				}
@@ -341,7 +383,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 			v1.post(
 				'/runs/:run_id/feedback',
 				handle((request) =>
-					api.feedback(runtime, accountOf(request), (request.params as { run_id: string }).run_id, request.body),
+					api.feedback(
+						runtime,
+						accountOf(request),
+						(request.params as { run_id: string }).run_id,
+						request.body,
+					),
 				),
 			);
 			v1.post(
@@ -361,7 +408,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 			);
 			v1.get(
 				'/decisions/:slug',
-				handle((request) => api.getDecision(runtime, accountOf(request), (request.params as { slug: string }).slug)),
+				handle((request) =>
+					api.getDecision(runtime, accountOf(request), (request.params as { slug: string }).slug),
+				),
 			);
 		},
 		{ prefix: '/v1' },

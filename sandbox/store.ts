@@ -135,7 +135,8 @@ export class SandboxStore {
 				});
 			}
 			this.accounts.set(account.id, account);
-			for (const { key, revoked } of seed.keys) this.keys.set(key, { account: account.id, revoked });
+			for (const { key, revoked } of seed.keys)
+				this.keys.set(key, { account: account.id, revoked });
 		}
 	}
 
@@ -204,7 +205,10 @@ export class SandboxStore {
 	 * window's start as a token for `releaseRate` (an error answer gives the request back), or
 	 * the refusal. Plans without rate limit always pass (token null).
 	 */
-	reserveRate(key: string, plan: Plan): { ok: true; token: number | null } | { ok: false; info: RateInfo } {
+	reserveRate(
+		key: string,
+		plan: Plan,
+	): { ok: true; token: number | null } | { ok: false; info: RateInfo } {
 		if (plan.rateLimit === null) return { ok: true, token: null };
 		let window = this.activeWindow(key);
 		if (!window) {
@@ -239,10 +243,13 @@ export class SandboxStore {
 	}
 
 	/** Takes one unit of the month's quota, or refuses at the quota. Plans without quota always pass. */
-	reserveQuota(account: Account): { ok: true; period: string } | { ok: false; used: number; quota: number } {
+	reserveQuota(
+		account: Account,
+	): { ok: true; period: string } | { ok: false; used: number; quota: number } {
 		const plan = this.plan(account);
 		const usage = this.usage(account);
-		if (plan.quota !== null && usage.used >= plan.quota) return { ok: false, used: usage.used, quota: plan.quota };
+		if (plan.quota !== null && usage.used >= plan.quota)
+			return { ok: false, used: usage.used, quota: plan.quota };
 		account.usage.used += 1;
 		this.changed();
 		return { ok: true, period: usage.period };
@@ -265,7 +272,9 @@ export class SandboxStore {
 	// -- decisions ------------------------------------------------------------------------------
 
 	decisions(account: Account): StoredDecision[] {
-		return [...account.decisions.values()].sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
+		return [...account.decisions.values()].sort((a, b) =>
+			a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0,
+		);
 	}
 
 	decision(account: Account, slug: string): StoredDecision | undefined {
@@ -274,7 +283,8 @@ export class SandboxStore {
 
 	liveCount(account: Account): number {
 		let live = 0;
-		for (const decision of account.decisions.values()) if (decision.live_version !== null) live += 1;
+		for (const decision of account.decisions.values())
+			if (decision.live_version !== null) live += 1;
 		return live;
 	}
 
@@ -284,7 +294,11 @@ export class SandboxStore {
 	}
 
 	/** Adds version N+1; when `publish`, it becomes live. Earlier versions stay for rollback. */
-	addVersion(decision: StoredDecision, version: Omit<StoredVersion, 'version' | 'created_at'>, publish: boolean): StoredVersion {
+	addVersion(
+		decision: StoredDecision,
+		version: Omit<StoredVersion, 'version' | 'created_at'>,
+		publish: boolean,
+	): StoredVersion {
 		const now = this.clock.iso();
 		const number = decision.versions.reduce((max, v) => Math.max(max, v.version), 0) + 1;
 		const stored: StoredVersion = { ...version, version: number, created_at: now };
@@ -388,7 +402,11 @@ export class SandboxStore {
 
 	/** Replaces the state by a snapshot (a `--data` file). */
 	load(snapshot: StoreSnapshot): void {
-		if (snapshot?.format !== 1 || !Array.isArray(snapshot.accounts) || typeof snapshot.keys !== 'object') {
+		if (
+			snapshot?.format !== 1 ||
+			!Array.isArray(snapshot.accounts) ||
+			typeof snapshot.keys !== 'object'
+		) {
 			throw new Error('not a sandbox data file (format 1)');
 		}
 		this.clock.reset();

@@ -7,7 +7,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEMO_KEYS, startSandbox } from '../sandbox/server';
-import { NODE_TYPE, exampleWorkflows, executeWorkflow, freePort, outputNamesOf, packTarball, prepareN8n } from './lib/n8n-env';
+import {
+	NODE_TYPE,
+	exampleWorkflows,
+	executeWorkflow,
+	freePort,
+	outputNamesOf,
+	packTarball,
+	prepareN8n,
+} from '../harness/n8n-env';
 
 async function main(): Promise<void> {
 	const work = mkdtempSync(join(tmpdir(), 'decision-service-demo-'));
@@ -34,7 +42,9 @@ async function main(): Promise<void> {
 				const names = outputNamesOf(node.parameters);
 				if (outputs.length > names.length) names.push('error output');
 				console.log(`  ${node.name}`);
-				names.forEach((name, index) => console.log(`    ${String(outputs[index]?.length ?? 0).padStart(3)}  ${name}`));
+				names.forEach((name, index) =>
+					console.log(`    ${String(outputs[index]?.length ?? 0).padStart(3)}  ${name}`),
+				);
 			}
 		}
 		if (failures) process.exitCode = 1;

@@ -32,7 +32,11 @@ const components = {
 type ComponentName = keyof typeof components;
 
 function schemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-	const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
+	const json = z.toJSONSchema(schema, {
+		io,
+		unrepresentable: 'any',
+		target: 'draft-2020-12',
+	}) as Record<string, unknown>;
 	delete json.$schema;
 	return json;
 }
@@ -47,11 +51,33 @@ const rateHeaders = Object.fromEntries(
 		['X-RateLimit-Reset', 'Seconds until the window resets'],
 	].map(([name, description]) => [name, { description, schema: { type: 'integer' } }]),
 );
-const slugParam = { name: 'slug', in: 'path', required: true, schema: { type: 'string', pattern: contract.SLUG_PATTERN.source, maxLength: contract.BOUNDS.slugMax } };
+const slugParam = {
+	name: 'slug',
+	in: 'path',
+	required: true,
+	schema: {
+		type: 'string',
+		pattern: contract.SLUG_PATTERN.source,
+		maxLength: contract.BOUNDS.slugMax,
+	},
+};
 const common401 = { '401': error('unauthorized: missing, invalid or revoked API key') };
-const rate429 = { '429': { ...error('rate_limited (per-minute budget) or quota_exceeded (monthly quota); Retry-After header'), headers: { 'Retry-After': { schema: { type: 'integer' } } } } };
+const rate429 = {
+	'429': {
+		...error(
+			'rate_limited (per-minute budget) or quota_exceeded (monthly quota); Retry-After header',
+		),
+		headers: { 'Retry-After': { schema: { type: 'integer' } } },
+	},
+};
 
-const requestSchemas = new Set<ComponentName>(['DecideRequest', 'FeedbackRequest', 'CreateFromTemplate', 'CreateFromDescription', 'CreateFromDefinition']);
+const requestSchemas = new Set<ComponentName>([
+	'DecideRequest',
+	'FeedbackRequest',
+	'CreateFromTemplate',
+	'CreateFromDescription',
+	'CreateFromDefinition',
+]);
 
 const document = {
 	openapi: '3.1.0',
@@ -85,23 +111,46 @@ const document = {
 				summary: 'Send feedback on a run',
 				parameters: [{ name: 'run_id', in: 'path', required: true, schema: { type: 'string' } }],
 				requestBody: { required: true, content: json('FeedbackRequest') },
-				responses: { '200': { description: 'the feedback record', content: json('FeedbackRecord') }, '400': error('invalid_request'), ...common401, '404': error('run_not_found (unknown or purged)'), ...rate429 },
+				responses: {
+					'200': { description: 'the feedback record', content: json('FeedbackRecord') },
+					'400': error('invalid_request'),
+					...common401,
+					'404': error('run_not_found (unknown or purged)'),
+					...rate429,
+				},
 			},
 		},
 		'/decisions': {
 			get: {
 				summary: 'List decisions',
-				responses: { '200': { description: 'the decisions of the account', content: json('DecisionList') }, ...common401, ...rate429 },
+				responses: {
+					'200': { description: 'the decisions of the account', content: json('DecisionList') },
+					...common401,
+					...rate429,
+				},
 			},
 			post: {
 				summary: 'Create a decision (template, description or definition shape)',
 				requestBody: {
 					required: true,
-					content: { 'application/json': { schema: { oneOf: [ref('CreateFromTemplate'), ref('CreateFromDescription'), ref('CreateFromDefinition')] } } },
+					content: {
+						'application/json': {
+							schema: {
+								oneOf: [
+									ref('CreateFromTemplate'),
+									ref('CreateFromDescription'),
+									ref('CreateFromDefinition'),
+								],
+							},
+						},
+					},
 				},
 				responses: {
 					'201': { description: 'decision created', content: json('CreateDecisionResponse') },
-					'200': { description: 'a decision with this slug already existed; returned untouched', content: json('CreateDecisionResponse') },
+					'200': {
+						description: 'a decision with this slug already existed; returned untouched',
+						content: json('CreateDecisionResponse'),
+					},
 					'400': error('invalid_json, invalid_request (details list the problems)'),
 					...common401,
 					'404': error('template_not_found'),
@@ -116,21 +165,48 @@ const document = {
 			get: {
 				summary: 'Get a decision (live version)',
 				parameters: [slugParam],
-				responses: { '200': { description: 'the decision', content: json('Decision') }, '400': error('invalid_request (slug)'), ...common401, '404': error('decision_not_found'), ...rate429 },
+				responses: {
+					'200': { description: 'the decision', content: json('Decision') },
+					'400': error('invalid_request (slug)'),
+					...common401,
+					'404': error('decision_not_found'),
+					...rate429,
+				},
 			},
 		},
 		'/templates': {
 			get: {
 				summary: 'List templates',
-				parameters: [{ name: 'locale', in: 'query', required: false, schema: { type: 'string', enum: [...contract.LOCALES], default: 'en' } }],
-				responses: { '200': { description: 'the catalogue', content: json('TemplateList') }, '400': error('invalid_request (locale)'), ...common401, ...rate429 },
+				parameters: [
+					{
+						name: 'locale',
+						in: 'query',
+						required: false,
+						schema: { type: 'string', enum: [...contract.LOCALES], default: 'en' },
+					},
+				],
+				responses: {
+					'200': { description: 'the catalogue', content: json('TemplateList') },
+					'400': error('invalid_request (locale)'),
+					...common401,
+					...rate429,
+				},
 			},
 		},
 	},
 	components: {
-		securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key, `<prefix>_live_…` or `<prefix>_test_…`' } },
+		securitySchemes: {
+			bearer: {
+				type: 'http',
+				scheme: 'bearer',
+				description: 'API key, `<prefix>_live_…` or `<prefix>_test_…`',
+			},
+		},
 		schemas: Object.fromEntries(
-			Object.entries(components).map(([name, schema]) => [name, schemaOf(schema, requestSchemas.has(name as ComponentName) ? 'input' : 'output')]),
+			Object.entries(components).map(([name, schema]) => [
+				name,
+				schemaOf(schema, requestSchemas.has(name as ComponentName) ? 'input' : 'output'),
+			]),
 		),
 	},
 };
@@ -146,5 +222,7 @@ if (process.argv.includes('--check')) {
 	console.log('docs/openapi.json is up to date');
 } else {
 	writeFileSync(target, text);
-	console.log(`wrote ${target} (${Object.keys(document.paths).length} paths, ${Object.keys(components).length} schemas)`);
+	console.log(
+		`wrote ${target} (${Object.keys(document.paths).length} paths, ${Object.keys(components).length} schemas)`,
+	);
 }

@@ -13,7 +13,12 @@ const root = resolve(import.meta.dirname, '..');
 const work = mkdtempSync(join(tmpdir(), 'decision-service-scan-'));
 try {
 	execFileSync(join(root, 'node_modules', '.bin', 'tsup'), { cwd: root, stdio: 'ignore' });
-	const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', work, '--loglevel=error'], { cwd: root, encoding: 'utf8' }));
+	const packed = JSON.parse(
+		execFileSync('npm', ['pack', '--json', '--pack-destination', work, '--loglevel=error'], {
+			cwd: root,
+			encoding: 'utf8',
+		}),
+	);
 	const extracted = join(work, 'package');
 	execFileSync('tar', ['-xzf', join(work, packed[0].filename), '-C', work]);
 	const legs = [
@@ -23,7 +28,9 @@ try {
 	let failed = false;
 	for (const [label, dir, patterns] of legs) {
 		const result = await analyzePackage(dir, patterns);
-		console.log(`${result.passed ? 'passed' : 'FAILED'}: ${label}${result.message ? ` (${result.message})` : ''}`);
+		console.log(
+			`${result.passed ? 'passed' : 'FAILED'}: ${label}${result.message ? ` (${result.message})` : ''}`,
+		);
 		if (!result.passed) {
 			failed = true;
 			console.log(result.details ?? result.error ?? '');

@@ -7,7 +7,15 @@
  */
 import { join } from 'node:path';
 import { DEMO_KEYS, startSandbox } from '../sandbox/server';
-import { CREDENTIAL_NAME, OWNER, exampleWorkflows, packTarball, prepareN8n, projectRoot, startN8n } from './lib/n8n-env';
+import {
+	CREDENTIAL_NAME,
+	OWNER,
+	exampleWorkflows,
+	packTarball,
+	prepareN8n,
+	projectRoot,
+	startN8n,
+} from '../harness/n8n-env';
 
 function flag(name: string, fallback: number): number {
 	const index = process.argv.indexOf(`--${name}`);
@@ -52,7 +60,9 @@ n8n is ready:        ${n8n.url}
   sign in with       ${OWNER.email} / ${OWNER.password}
   credential         "${CREDENTIAL_NAME}" (key ${DEMO_KEYS.pro}, Pro plan of the sandbox)
   example workflows  ${exampleWorkflows()
-		.map((workflow) => `\n                     ${workflow.name}: ${n8n.url}/workflow/${workflow.id}`)
+		.map(
+			(workflow) => `\n                     ${workflow.name}: ${n8n.url}/workflow/${workflow.id}`,
+		)
 		.join('')}
 Sandbox API:         ${sandbox.baseUrl}   (other demo keys: ${DEMO_KEYS.free}, ${DEMO_KEYS.starter}, ${DEMO_KEYS.scale})
 

@@ -16,14 +16,20 @@ export function configuredOutputs(parameters: INodeParameters): INodeOutputConfi
 	if (resource !== 'decision' || operation !== 'decide' || mode !== 'routeToOutputs') {
 		return [{ type: 'main' }];
 	}
-	const routes = (parameters.routes || {}) as { schema?: Array<{ id: string; displayName?: string }>; value?: Record<string, unknown> | null };
+	const routes = (parameters.routes || {}) as {
+		schema?: Array<{ id: string; displayName?: string }>;
+		value?: Record<string, unknown> | null;
+	};
 	const names = routes.value || {};
 	const outputs: INodeOutputConfiguration[] = [];
 	const schema = Array.isArray(routes.schema) ? routes.schema : [];
 	for (let index = 0; index < schema.length; index++) {
 		const field = schema[index];
 		const rename = names[field.id];
-		const displayName = typeof rename === 'string' && rename.trim() !== '' ? rename.trim() : field.displayName || field.id;
+		const displayName =
+			typeof rename === 'string' && rename.trim() !== ''
+				? rename.trim()
+				: field.displayName || field.id;
 		outputs.push({ type: 'main', displayName });
 	}
 	outputs.push({ type: 'main', displayName: 'Uncertain' });

@@ -77,9 +77,15 @@ function n8nTransport(context: Context, credentials: DecisionServiceCredentials)
 			timeout: request.timeoutMs,
 			abortSignal: request.signal,
 		};
-		const response = (await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL_TYPE, options, { credentialsDecrypted })) as FullResponse;
+		const response = (await context.helpers.httpRequestWithAuthentication.call(
+			context,
+			CREDENTIAL_TYPE,
+			options,
+			{ credentialsDecrypted },
+		)) as FullResponse;
 		const headers = flattenHeaders(response.headers ?? {});
-		const body = typeof response.body === 'string' ? response.body : JSON.stringify(response.body ?? '');
+		const body =
+			typeof response.body === 'string' ? response.body : JSON.stringify(response.body ?? '');
 		return { status: response.statusCode, headers, body };
 	};
 }
@@ -87,19 +93,34 @@ function n8nTransport(context: Context, credentials: DecisionServiceCredentials)
 /** Only the system code travels on: n8n's wrapped error may quote request options. */
 function describeTransportError(error: unknown): TransportError {
 	const code = systemCodeOf(error);
-	return new TransportError(classifyTransportCode(code), `Connection failed (${code ?? 'unknown error'}).`, code);
+	return new TransportError(
+		classifyTransportCode(code),
+		`Connection failed (${code ?? 'unknown error'}).`,
+		code,
+	);
 }
 
-export type ClientSettings = Pick<DecisionClientOptions, 'timeoutMs' | 'concurrency' | 'maxRateLimitWaitMs'>;
+export type ClientSettings = Pick<
+	DecisionClientOptions,
+	'timeoutMs' | 'concurrency' | 'maxRateLimitWaitMs'
+>;
 
 /** A client for this node's credential. The rate gate is shared per base URL and key digest. */
-export async function createDecisionClient(context: Context, settings: ClientSettings = {}): Promise<DecisionClient> {
+export async function createDecisionClient(
+	context: Context,
+	settings: ClientSettings = {},
+): Promise<DecisionClient> {
 	const credentials = await context.getCredentials<DecisionServiceCredentials>(CREDENTIAL_TYPE);
 	const baseUrl = String(credentials.baseUrl ?? '').replace(/\/+$/, '');
 	if (!/^https?:\/\//.test(baseUrl)) {
-		throw new NodeOperationError(context.getNode(), 'The credential\'s Base URL must be an http(s) URL ending with /v1', {
-			description: 'Open the Decision Service credential and set Base URL, for example https://api.example.com/v1.',
-		});
+		throw new NodeOperationError(
+			context.getNode(),
+			"The credential's Base URL must be an http(s) URL ending with /v1",
+			{
+				description:
+					'Open the Decision Service credential and set Base URL, for example https://api.example.com/v1.',
+			},
+		);
 	}
 	const apiKey = String(credentials.apiKey ?? '');
 	const keyDigest = createHash('sha256').update(apiKey).digest('hex');
@@ -115,7 +136,11 @@ export async function createDecisionClient(context: Context, settings: ClientSet
 }
 
 /** An n8n error for a client error: message and hint a user can act on, never the key. */
-export function toNodeError(node: INode, error: unknown, itemIndex?: number): NodeApiError | NodeOperationError {
+export function toNodeError(
+	node: INode,
+	error: unknown,
+	itemIndex?: number,
+): NodeApiError | NodeOperationError {
 	if (error instanceof InvalidRequestError && error.status === undefined) {
 		return new NodeOperationError(node, error.message, { itemIndex, description: error.hint });
 	}
@@ -130,5 +155,7 @@ export function toNodeError(node: INode, error: unknown, itemIndex?: number): No
 		});
 	}
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
-	return new NodeOperationError(node, error instanceof Error ? error.message : String(error), { itemIndex });
+	return new NodeOperationError(node, error instanceof Error ? error.message : String(error), {
+		itemIndex,
+	});
 }

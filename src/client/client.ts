@@ -44,7 +44,13 @@ import {
 } from './errors';
 import { ConcurrencyLimiter } from './limiter';
 import { rateGateFor, type RateGate, type RateWindowInfo } from './rate-gate';
-import { TransportError, type HttpMethod, type Sleep, type Transport, type TransportResponse } from './transport';
+import {
+	TransportError,
+	type HttpMethod,
+	type Sleep,
+	type Transport,
+	type TransportResponse,
+} from './transport';
 
 export interface DecisionClientOptions {
 	/** Includes the version segment, e.g. `https://api.example.com/v1`. */
@@ -136,7 +142,9 @@ function formatSeconds(ms: number): string {
  */
 export class DecisionClient {
 	private readonly baseUrl: string;
-	private readonly options: Required<Omit<DecisionClientOptions, 'rateGateKey' | 'secrets' | 'describeTransportError'>> &
+	private readonly options: Required<
+		Omit<DecisionClientOptions, 'rateGateKey' | 'secrets' | 'describeTransportError'>
+	> &
 		Pick<DecisionClientOptions, 'describeTransportError'> & { secrets: string[] };
 	private readonly gate: RateGate;
 	private readonly limiter: ConcurrencyLimiter;
@@ -159,12 +167,24 @@ export class DecisionClient {
 	}
 
 	/** POST /decide/{slug}. Metered: never sent twice unless the first provably did not arrive. */
-	async decide(slug: string, input: string | Record<string, unknown>, options: DecideCallOptions = {}): Promise<Run> {
+	async decide(
+		slug: string,
+		input: string | Record<string, unknown>,
+		options: DecideCallOptions = {},
+	): Promise<Run> {
 		const { signal, ...decideOptions } = options;
 		const body: Record<string, unknown> = { input };
-		if (decideOptions.version !== undefined || decideOptions.engine !== undefined) body.options = decideOptions;
+		if (decideOptions.version !== undefined || decideOptions.engine !== undefined)
+			body.options = decideOptions;
 		return this.call(
-			{ method: 'POST', path: `/decide/${this.slugPath(slug)}`, body, retry: 'metered', schema: runSchema, label: `decide on "${slug}"` },
+			{
+				method: 'POST',
+				path: `/decide/${this.slugPath(slug)}`,
+				body,
+				retry: 'metered',
+				schema: runSchema,
+				label: `decide on "${slug}"`,
+			},
 			signal,
 		);
 	}
@@ -173,10 +193,14 @@ export class DecisionClient {
 	 * POST /decisions in any of its three shapes. Checked locally first (a 400 costs a round trip).
 	 * Retried after a dropped connection only when a name or slug makes it idempotent.
 	 */
-	async createDecision(request: CreateDecisionRequest, signal?: AbortSignal): Promise<CreateDecisionResponse> {
+	async createDecision(
+		request: CreateDecisionRequest,
+		signal?: AbortSignal,
+	): Promise<CreateDecisionResponse> {
 		const validation = validateCreateDecisionRequest(request);
 		if (!validation.ok) throw this.invalidRequest('create decision', validation.details, undefined);
-		const idempotent = request.slug !== undefined || request.name !== undefined || 'template' in request;
+		const idempotent =
+			request.slug !== undefined || request.name !== undefined || 'template' in request;
 		return this.call(
 			{
 				method: 'POST',
@@ -192,14 +216,26 @@ export class DecisionClient {
 
 	async getDecision(slug: string, signal?: AbortSignal): Promise<Decision> {
 		return this.call(
-			{ method: 'GET', path: `/decisions/${this.slugPath(slug)}`, retry: 'safe', schema: decisionSchema, label: `get decision "${slug}"` },
+			{
+				method: 'GET',
+				path: `/decisions/${this.slugPath(slug)}`,
+				retry: 'safe',
+				schema: decisionSchema,
+				label: `get decision "${slug}"`,
+			},
 			signal,
 		);
 	}
 
 	async listDecisions(signal?: AbortSignal): Promise<DecisionSummary[]> {
 		const list = await this.call(
-			{ method: 'GET', path: '/decisions', retry: 'safe', schema: decisionListSchema, label: 'list decisions' },
+			{
+				method: 'GET',
+				path: '/decisions',
+				retry: 'safe',
+				schema: decisionListSchema,
+				label: 'list decisions',
+			},
 			signal,
 		);
 		return list.decisions;
@@ -208,15 +244,34 @@ export class DecisionClient {
 	async listTemplates(locale?: Locale, signal?: AbortSignal): Promise<TemplateList> {
 		const query = locale ? `?locale=${encodeURIComponent(locale)}` : '';
 		return this.call(
-			{ method: 'GET', path: `/templates${query}`, retry: 'safe', schema: templateListSchema, label: 'list templates' },
+			{
+				method: 'GET',
+				path: `/templates${query}`,
+				retry: 'safe',
+				schema: templateListSchema,
+				label: 'list templates',
+			},
 			signal,
 		);
 	}
 
-	async sendFeedback(runId: string, feedback: { feedback: string; note?: string }, signal?: AbortSignal): Promise<FeedbackRecord> {
-		if (!runId.trim()) throw this.invalidRequest('send feedback', [{ field: 'run_id', message: 'is required' }], undefined);
+	async sendFeedback(
+		runId: string,
+		feedback: { feedback: string; note?: string },
+		signal?: AbortSignal,
+	): Promise<FeedbackRecord> {
+		if (!runId.trim())
+			throw this.invalidRequest(
+				'send feedback',
+				[{ field: 'run_id', message: 'is required' }],
+				undefined,
+			);
 		if (!feedback.feedback?.trim()) {
-			throw this.invalidRequest('send feedback', [{ field: 'feedback', message: 'must be a non-empty string' }], undefined);
+			throw this.invalidRequest(
+				'send feedback',
+				[{ field: 'feedback', message: 'must be a non-empty string' }],
+				undefined,
+			);
 		}
 		return this.call(
 			{
@@ -233,7 +288,16 @@ export class DecisionClient {
 
 	private slugPath(slug: string): string {
 		if (!SLUG_PATTERN.test(slug) || slug.length > BOUNDS.slugMax) {
-			throw this.invalidRequest('call', [{ field: 'slug', message: `"${slug}" is not a valid slug (lower-case letters and digits separated by single hyphens, at most ${BOUNDS.slugMax})` }], undefined);
+			throw this.invalidRequest(
+				'call',
+				[
+					{
+						field: 'slug',
+						message: `"${slug}" is not a valid slug (lower-case letters and digits separated by single hyphens, at most ${BOUNDS.slugMax})`,
+					},
+				],
+				undefined,
+			);
 		}
 		return slug;
 	}
@@ -269,7 +333,10 @@ export class DecisionClient {
 				response = await this.options.transport({
 					method: operation.method,
 					url: `${this.baseUrl}${operation.path}`,
-					headers: { accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+					headers: {
+						accept: 'application/json',
+						...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+					},
 					body,
 					timeoutMs,
 					signal,
@@ -279,9 +346,11 @@ export class DecisionClient {
 				const failure =
 					error instanceof TransportError
 						? error
-						: (this.options.describeTransportError?.(error) ?? new TransportError('reset', 'The transport failed without an answer.'));
+						: (this.options.describeTransportError?.(error) ??
+							new TransportError('reset', 'The transport failed without an answer.'));
 				const mayHaveReachedServer = failure.kind !== 'connect';
-				const retryable = failure.kind !== 'aborted' && (!mayHaveReachedServer || operation.retry === 'safe');
+				const retryable =
+					failure.kind !== 'aborted' && (!mayHaveReachedServer || operation.retry === 'safe');
 				if (retryable && retries < maxRetries) {
 					await sleep(this.backoffMs(retries), signal);
 					retries += 1;
@@ -301,7 +370,9 @@ export class DecisionClient {
 				continue;
 			}
 			const retryable =
-				RETRYABLE_STATUSES.has(response.status) && !FINAL_SERVER_CODES.has(error.code) && operation.retry === 'safe';
+				RETRYABLE_STATUSES.has(response.status) &&
+				!FINAL_SERVER_CODES.has(error.code) &&
+				operation.retry === 'safe';
 			if (retryable && retries < maxRetries) {
 				await sleep(this.backoffMs(retries), signal);
 				retries += 1;
@@ -339,13 +410,22 @@ export class DecisionClient {
 		throw new ResponseFormatError({
 			code: 'invalid_response',
 			status: response.status,
-			details: parsed.error.issues.map((each) => ({ field: each.path.map(String).join('.'), message: each.message })),
-			message: this.scrub(`Unexpected answer to ${operation.label}: field "${field}" ${issue.message.toLowerCase()} (received ${received.slice(0, 80)}).`),
+			details: parsed.error.issues.map((each) => ({
+				field: each.path.map(String).join('.'),
+				message: each.message,
+			})),
+			message: this.scrub(
+				`Unexpected answer to ${operation.label}: field "${field}" ${issue.message.toLowerCase()} (received ${received.slice(0, 80)}).`,
+			),
 			hint: 'The service may be newer than this client; update the package.',
 		});
 	}
 
-	private errorFrom<T>(operation: Operation<T>, response: TransportResponse, rateWaitedMs: number): DecisionServiceError {
+	private errorFrom<T>(
+		operation: Operation<T>,
+		response: TransportResponse,
+		rateWaitedMs: number,
+	): DecisionServiceError {
 		let code = `http_${response.status}`;
 		let serviceMessage = '';
 		let details: unknown;
@@ -364,15 +444,22 @@ export class DecisionClient {
 			status,
 			code,
 			details,
-			message: this.scrub(`${operation.label} failed (${status} ${code})${serviceMessage ? `: ${serviceMessage}` : ''}`),
+			message: this.scrub(
+				`${operation.label} failed (${status} ${code})${serviceMessage ? `: ${serviceMessage}` : ''}`,
+			),
 		};
 		const retryAfterHeader = headerNumber(response.headers, RATE_LIMIT_HEADERS.retryAfter);
 
 		if (status === 429 && code === 'quota_exceeded') {
 			const quota = quotaExceededDetailsSchema.safeParse(details);
 			const retryAfterSeconds = quota.success ? quota.data.retry_after : retryAfterHeader;
-			const resetsAt = retryAfterSeconds !== undefined ? new Date(this.options.now() + retryAfterSeconds * 1000) : undefined;
-			const usage = quota.success ? `${quota.data.used} of ${quota.data.quota} decisions used this month. ` : '';
+			const resetsAt =
+				retryAfterSeconds !== undefined
+					? new Date(this.options.now() + retryAfterSeconds * 1000)
+					: undefined;
+			const usage = quota.success
+				? `${quota.data.used} of ${quota.data.quota} decisions used this month. `
+				: '';
 			return new QuotaExceededError({
 				...base,
 				used: quota.success ? quota.data.used : undefined,
@@ -391,7 +478,9 @@ export class DecisionClient {
 			return new RateLimitedError({
 				...base,
 				code: 'rate_limited',
-				limit: rate.success ? rate.data.limit : headerNumber(response.headers, RATE_LIMIT_HEADERS.limit),
+				limit: rate.success
+					? rate.data.limit
+					: headerNumber(response.headers, RATE_LIMIT_HEADERS.limit),
 				retryAfterSeconds: retryAfterHeader ?? (rate.success ? rate.data.retry_after : undefined),
 				waitedMs: rateWaitedMs,
 			});
@@ -408,23 +497,45 @@ export class DecisionClient {
 			return this.invalidRequest(operation.label, problems, serviceMessage, code);
 		}
 		if (status === 404) {
-			return new NotFoundError({ ...base, hint: 'Check the slug or ID; runs are purged after the plan\'s retention period.' });
+			return new NotFoundError({
+				...base,
+				hint: "Check the slug or ID; runs are purged after the plan's retention period.",
+			});
 		}
 		if (status === 409) {
-			return new DecisionNotLiveError({ ...base, hint: 'Publish the decision in the app, or pick a version with "Version".' });
+			return new DecisionNotLiveError({
+				...base,
+				hint: 'Publish the decision in the app, or pick a version with "Version".',
+			});
 		}
-		if (status === 413) return new PayloadTooLargeError({ ...base, hint: 'Send a smaller input (the body must stay under 1 MiB).' });
+		if (status === 413)
+			return new PayloadTooLargeError({
+				...base,
+				hint: 'Send a smaller input (the body must stay under 1 MiB).',
+			});
 		if (code === 'generation_unavailable') {
-			return new GenerationUnavailableError({ ...base, hint: 'Create the decision from a template or an explicit definition instead.' });
+			return new GenerationUnavailableError({
+				...base,
+				hint: 'Create the decision from a template or an explicit definition instead.',
+			});
 		}
 		if (code === 'generation_failed') {
-			return new GenerationFailedError({ ...base, hint: 'Rephrase the description, name the options, or give an explicit definition.' });
+			return new GenerationFailedError({
+				...base,
+				hint: 'Rephrase the description, name the options, or give an explicit definition.',
+			});
 		}
-		if (status >= 500) return new ServerError({ ...base, hint: 'The service had a problem; try again later.' });
+		if (status >= 500)
+			return new ServerError({ ...base, hint: 'The service had a problem; try again later.' });
 		return new DecisionServiceError(base);
 	}
 
-	private invalidRequest(label: string, problems: ErrorDetail[], serviceMessage: string | undefined, code = 'invalid_request'): InvalidRequestError {
+	private invalidRequest(
+		label: string,
+		problems: ErrorDetail[],
+		serviceMessage: string | undefined,
+		code = 'invalid_request',
+	): InvalidRequestError {
 		const listed = problems.map((problem) => `${problem.field} ${problem.message}`).join('; ');
 		return new InvalidRequestError({
 			status: serviceMessage === undefined ? undefined : 400,
@@ -436,7 +547,11 @@ export class DecisionClient {
 		});
 	}
 
-	private transportFailure<T>(operation: Operation<T>, failure: TransportError, retries: number): DecisionServiceError {
+	private transportFailure<T>(
+		operation: Operation<T>,
+		failure: TransportError,
+		retries: number,
+	): DecisionServiceError {
 		const tries = retries > 0 ? ` after ${retries + 1} attempts` : '';
 		if (failure.kind === 'timeout') {
 			return new TimeoutError({
@@ -453,10 +568,13 @@ export class DecisionClient {
 		return new NetworkError({
 			code: failure.code ? failure.code.toLowerCase() : 'network_error',
 			mayHaveReachedServer,
-			message: this.scrub(`${operation.label} failed: ${mayHaveReachedServer ? 'the connection dropped before an answer' : 'could not connect to the service'}${tries}.`),
-			hint: mayHaveReachedServer && operation.retry === 'metered'
-				? 'It was not repeated because the service may have run (and charged) it; check the run history before sending it again.'
-				: 'Check the base URL and the network, then try again.',
+			message: this.scrub(
+				`${operation.label} failed: ${mayHaveReachedServer ? 'the connection dropped before an answer' : 'could not connect to the service'}${tries}.`,
+			),
+			hint:
+				mayHaveReachedServer && operation.retry === 'metered'
+					? 'It was not repeated because the service may have run (and charged) it; check the run history before sending it again.'
+					: 'Check the base URL and the network, then try again.',
 		});
 	}
 

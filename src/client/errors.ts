@@ -35,7 +35,13 @@ export class QuotaExceededError extends DecisionServiceError {
 	readonly upgradeUrl?: string;
 
 	constructor(
-		init: ErrorInit & { used?: number; quota?: number; retryAfterSeconds?: number; resetsAt?: Date; upgradeUrl?: string },
+		init: ErrorInit & {
+			used?: number;
+			quota?: number;
+			retryAfterSeconds?: number;
+			resetsAt?: Date;
+			upgradeUrl?: string;
+		},
 	) {
 		super(init);
 		this.used = init.used;

@@ -4,7 +4,8 @@ export class ConcurrencyLimiter {
 	private readonly waiting: Array<() => void> = [];
 
 	constructor(private readonly capacity: number) {
-		if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('concurrency must be a whole number of at least 1');
+		if (!Number.isInteger(capacity) || capacity < 1)
+			throw new RangeError('concurrency must be a whole number of at least 1');
 	}
 
 	async run<T>(task: () => Promise<T>): Promise<T> {

@@ -26,10 +26,13 @@ export interface TransportResponse {
 export type Transport = (request: TransportRequest) => Promise<TransportResponse>;
 
 /** Response headers as a transport returns them: names lower-case, repeated values joined. */
-export function flattenHeaders(raw: Record<string, string | string[] | number | undefined>): Record<string, string> {
+export function flattenHeaders(
+	raw: Record<string, string | string[] | number | undefined>,
+): Record<string, string> {
 	const headers: Record<string, string> = {};
 	for (const [name, value] of Object.entries(raw)) {
-		if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+		if (value !== undefined)
+			headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
 	}
 	return headers;
 }
@@ -66,7 +69,12 @@ const NEVER_CONNECTED_CODES = new Set([
 	'ENETUNREACH',
 	'UND_ERR_CONNECT_TIMEOUT',
 ]);
-const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ECONNABORTED', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const TIMEOUT_CODES = new Set([
+	'ETIMEDOUT',
+	'ECONNABORTED',
+	'UND_ERR_HEADERS_TIMEOUT',
+	'UND_ERR_BODY_TIMEOUT',
+]);
 
 /** Classifies a low-level error code (Node, undici or axios) as a transport failure. */
 export function classifyTransportCode(code: string | undefined): TransportFailure {

@@ -42,7 +42,8 @@ export type UncertaintyPolicy = (typeof UNCERTAINTY_POLICIES)[number];
 export const UNCERTAIN_CHOICE = '__uncertain__';
 
 /** The element of a definition that carries its items, per decision type. */
-export const ITEMS_FIELD = { route: 'options', score: 'levels', classify: 'labels' } as const satisfies Record<
-	DecisionType,
-	string
->;
+export const ITEMS_FIELD = {
+	route: 'options',
+	score: 'levels',
+	classify: 'labels',
+} as const satisfies Record<DecisionType, string>;

@@ -45,7 +45,10 @@ export function validateDecideInput(
 			continue;
 		}
 		if (!matchesType(value, field.type)) {
-			details.push({ field: `input.${field.name}`, message: `must be ${field.type === 'array' || field.type === 'object' ? 'an' : 'a'} ${field.type}, got ${typeName(value)}` });
+			details.push({
+				field: `input.${field.name}`,
+				message: `must be ${field.type === 'array' || field.type === 'object' ? 'an' : 'a'} ${field.type}, got ${typeName(value)}`,
+			});
 		}
 	}
 	return details;

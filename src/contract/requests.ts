@@ -1,5 +1,12 @@
 import { z } from 'zod/v4';
-import { BOUNDS, CONTEXT_FIELD_TYPES, FORCED_ENGINES, ITEMS_FIELD, UNCERTAINTY_POLICIES, type DecisionType } from './bounds';
+import {
+	BOUNDS,
+	CONTEXT_FIELD_TYPES,
+	FORCED_ENGINES,
+	ITEMS_FIELD,
+	UNCERTAINTY_POLICIES,
+	type DecisionType,
+} from './bounds';
 import { normalizeKey, splitItemList } from './normalize';
 import { decisionTypeSchema, localeSchema, slugSchema, type ErrorDetail } from './resources';
 
@@ -62,8 +69,14 @@ export const optionsInputSchema = z.union([
 	z.string(),
 	z.array(optionItemSchema).min(BOUNDS.options.min).max(BOUNDS.options.max),
 ]);
-export const levelsInputSchema = z.array(levelItemSchema).min(BOUNDS.levels.min).max(BOUNDS.levels.max);
-export const labelsInputSchema = z.array(labelItemSchema).min(BOUNDS.labels.min).max(BOUNDS.labels.max);
+export const levelsInputSchema = z
+	.array(levelItemSchema)
+	.min(BOUNDS.levels.min)
+	.max(BOUNDS.levels.max);
+export const labelsInputSchema = z
+	.array(labelItemSchema)
+	.min(BOUNDS.labels.min)
+	.max(BOUNDS.labels.max);
 
 const commonCreateFields = {
 	name: z.string().min(1).max(BOUNDS.nameMax).optional(),
@@ -114,7 +127,10 @@ export type LabelItem = z.input<typeof labelItemSchema>;
 export type CreateFromTemplate = z.input<typeof createFromTemplateSchema>;
 export type CreateFromDescription = z.input<typeof createFromDescriptionSchema>;
 export type CreateFromDefinition = z.input<typeof createFromDefinitionSchema>;
-export type CreateDecisionRequest = CreateFromTemplate | CreateFromDescription | CreateFromDefinition;
+export type CreateDecisionRequest =
+	| CreateFromTemplate
+	| CreateFromDescription
+	| CreateFromDefinition;
 
 /** One option, level or label after normalisation: the key is what runs and outputs are named by. */
 export interface DefinitionItem {
@@ -146,7 +162,9 @@ export function issuesToDetails(issues: readonly z.core.$ZodIssue[], prefix = ''
 }
 
 /** Which of the three shapes a create body selects, by the fields present (API: "selected by the fields present"). */
-export function createShapeOf(body: Record<string, unknown>): 'template' | 'description' | 'definition' {
+export function createShapeOf(
+	body: Record<string, unknown>,
+): 'template' | 'description' | 'definition' {
 	if ('template' in body && body.template !== undefined) return 'template';
 	if ('describe' in body && body.describe !== undefined) return 'description';
 	return 'definition';
@@ -171,12 +189,18 @@ function normaliseItems(type: DecisionType, raw: unknown): Validation<Definition
 	const details: ErrorDetail[] = [];
 	const seen = new Set<string>();
 	list.forEach((entry, index) => {
-		const record = typeof entry === 'string' ? { key: entry, label: entry, description: entry } : (entry as Record<string, unknown>);
+		const record =
+			typeof entry === 'string'
+				? { key: entry, label: entry, description: entry }
+				: (entry as Record<string, unknown>);
 		const name = String((type === 'score' ? record.label : record.key) ?? '');
 		// Levels keep their human label as key (the legend shows it); options and labels are normalised.
 		const key = type === 'score' ? name.trim() : normalizeKey(name);
 		if (!key) {
-			details.push({ field: `${field}.${index}`, message: 'has no usable key (letters or digits)' });
+			details.push({
+				field: `${field}.${index}`,
+				message: 'has no usable key (letters or digits)',
+			});
 			return;
 		}
 		if (seen.has(key)) {
@@ -189,7 +213,8 @@ function normaliseItems(type: DecisionType, raw: unknown): Validation<Definition
 			description: typeof record.description === 'string' ? record.description : name,
 		};
 		if (type === 'classify') {
-			item.threshold = typeof record.threshold === 'number' ? record.threshold : BOUNDS.labelThresholdDefault;
+			item.threshold =
+				typeof record.threshold === 'number' ? record.threshold : BOUNDS.labelThresholdDefault;
 		}
 		items.push(item);
 	});
@@ -225,7 +250,10 @@ export function validateCreateDecisionRequest(body: unknown): Validation<Validat
 	const details: ErrorDetail[] = [];
 	for (const other of Object.values(ITEMS_FIELD)) {
 		if (other !== field && definition[other] !== undefined) {
-			details.push({ field: other, message: `is not used by ${definition.type} decisions (use ${field})` });
+			details.push({
+				field: other,
+				message: `is not used by ${definition.type} decisions (use ${field})`,
+			});
 		}
 	}
 	if (definition[field] === undefined) {

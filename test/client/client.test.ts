@@ -3,7 +3,7 @@
  * class, and the retry discipline (nothing lost, nothing charged twice).
  */
 import { createServer } from 'node:net';
-import { createUndiciTransport, nodeSleep } from '../../adapters/undici';
+import { createUndiciTransport, nodeSleep } from '../../harness/undici';
 import {
 	DecisionClient,
 	DecisionNotLiveError,
@@ -21,7 +21,7 @@ import {
 	UnauthorizedError,
 	type Transport,
 } from '../../src/client';
-import { DEMO_KEYS, rawRequest, startTestSandbox, type TestSandbox } from '../support/sandbox';
+import { DEMO_KEYS, rawRequest, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
 
 let sb: TestSandbox;
 /** Every error this file provokes, to check at the end that none carries a key. */
@@ -37,7 +37,10 @@ beforeEach(async () => {
 	await sb.control('POST', '/reset');
 });
 
-async function expectError<E extends DecisionServiceError>(promise: Promise<unknown>, type: new (...args: never[]) => E): Promise<E> {
+async function expectError<E extends DecisionServiceError>(
+	promise: Promise<unknown>,
+	type: new (...args: never[]) => E,
+): Promise<E> {
 	const error = await promise.then(
 		() => undefined,
 		(thrown: unknown) => thrown,
@@ -48,7 +51,11 @@ async function expectError<E extends DecisionServiceError>(promise: Promise<unkn
 }
 
 /** The real undici transport, counting how many requests went out. */
-function countingClient(key: string, options: Partial<ConstructorParameters<typeof DecisionClient>[0]> = {}, baseUrl = sb.baseUrl) {
+function countingClient(
+	key: string,
+	options: Partial<ConstructorParameters<typeof DecisionClient>[0]> = {},
+	baseUrl = sb.baseUrl,
+) {
 	const undici = createUndiciTransport({ apiKey: key });
 	const calls: string[] = [];
 	const transport: Transport = async (request) => {
@@ -67,13 +74,18 @@ function countingClient(key: string, options: Partial<ConstructorParameters<type
 	return { client, calls, close: () => undici.close() };
 }
 
-const ticket = { subject: 'Charged twice', body: 'I was charged twice on my invoice this month, please refund the payment.' };
+const ticket = {
+	subject: 'Charged twice',
+	body: 'I was charged twice on my invoice this month, please refund the payment.',
+};
 
 describe('operations', () => {
 	it('lists and gets decisions with their context fields', async () => {
 		const client = sb.client(DEMO_KEYS.pro);
 		const decisions = await client.listDecisions();
-		expect(decisions.map((d) => d.slug)).toEqual(expect.arrayContaining(['content-labels', 'lead-scoring', 'ticket-routing']));
+		expect(decisions.map((d) => d.slug)).toEqual(
+			expect.arrayContaining(['content-labels', 'lead-scoring', 'ticket-routing']),
+		);
 		const routing = await client.getDecision('ticket-routing');
 		expect(routing.type).toBe('route');
 		expect(routing.options).toEqual(expect.arrayContaining(['billing', 'technical', 'sales']));
@@ -89,9 +101,15 @@ describe('operations', () => {
 		expect(english.locale).toBe('en');
 		expect(french.locale).toBe('fr');
 		expect(english.templates.length).toBeGreaterThanOrEqual(6);
-		expect(new Set(english.templates.map((t) => t.type))).toEqual(new Set(['route', 'score', 'classify']));
-		expect(french.templates.map((t) => t.key).sort()).toEqual(english.templates.map((t) => t.key).sort());
-		expect(french.templates[0].name).not.toBe(english.templates.find((t) => t.key === french.templates[0].key)?.name);
+		expect(new Set(english.templates.map((t) => t.type))).toEqual(
+			new Set(['route', 'score', 'classify']),
+		);
+		expect(french.templates.map((t) => t.key).sort()).toEqual(
+			english.templates.map((t) => t.key).sort(),
+		);
+		expect(french.templates[0].name).not.toBe(
+			english.templates.find((t) => t.key === french.templates[0].key)?.name,
+		);
 	});
 
 	it('decides on all three types with answers consistent with the probabilities', async () => {
@@ -101,13 +119,20 @@ describe('operations', () => {
 		const best = Object.entries(route.probabilities).sort((a, b) => b[1] - a[1])[0][0];
 		expect(route.choice).toBe(best);
 
-		const score = await client.decide('lead-scoring', { message: 'We are ready to buy 500 seats this week, send the contract', role: 'CTO', company: 'Acme', employees: 2000 });
+		const score = await client.decide('lead-scoring', {
+			message: 'We are ready to buy 500 seats this week, send the contract',
+			role: 'CTO',
+			company: 'Acme',
+			employees: 2000,
+		});
 		expect(score.score).toBeGreaterThanOrEqual(0);
 		expect(score.score).toBeLessThanOrEqual(100);
 		const levels = Object.keys(score.legend ?? {}).length;
 		expect(score.score).toBeCloseTo(((score.raw_score ?? 0) / (levels - 1)) * 100, 0);
 
-		const labels = await client.decide('content-labels', { text: 'Buy cheap pills now!!! Limited offer, click here to win a prize' });
+		const labels = await client.decide('content-labels', {
+			text: 'Buy cheap pills now!!! Limited offer, click here to win a prize',
+		});
 		const decision = await client.getDecision('content-labels');
 		expect(Array.isArray(labels.labels)).toBe(true);
 		for (const label of decision.labels ?? []) {
@@ -117,11 +142,22 @@ describe('operations', () => {
 
 	it('creates decisions in all three shapes, idempotently on the slug', async () => {
 		const client = sb.client(DEMO_KEYS.starter);
-		const fromTemplate = await client.createDecision({ template: (await client.listTemplates()).templates[0].key, name: 'From Template' });
-		expect(fromTemplate).toMatchObject({ created: true, status: 'live', live_version: 1, slug: 'from-template' });
+		const fromTemplate = await client.createDecision({
+			template: (await client.listTemplates()).templates[0].key,
+			name: 'From Template',
+		});
+		expect(fromTemplate).toMatchObject({
+			created: true,
+			status: 'live',
+			live_version: 1,
+			slug: 'from-template',
+		});
 
 		await sb.control('POST', '/config', { drafter: true });
-		const drafted = await client.createDecision({ describe: 'Route incoming emails to billing, technical or sales', name: 'Drafted' });
+		const drafted = await client.createDecision({
+			describe: 'Route incoming emails to billing, technical or sales',
+			name: 'Drafted',
+		});
 		expect(drafted).toMatchObject({ created: true, type: 'route' });
 		expect(drafted.options).toEqual(expect.arrayContaining(['billing', 'technical', 'sales']));
 
@@ -132,15 +168,26 @@ describe('operations', () => {
 			options: 'Approve, Reject, Escalate To Manager',
 		};
 		const first = await client.createDecision(definition);
-		expect(first).toMatchObject({ created: true, slug: 'refund-requests', options: ['approve', 'reject', 'escalate-to-manager'] });
+		expect(first).toMatchObject({
+			created: true,
+			slug: 'refund-requests',
+			options: ['approve', 'reject', 'escalate-to-manager'],
+		});
 		const again = await client.createDecision({ ...definition, options: 'yes, no' });
-		expect(again).toMatchObject({ created: false, slug: 'refund-requests', options: ['approve', 'reject', 'escalate-to-manager'] });
+		expect(again).toMatchObject({
+			created: false,
+			slug: 'refund-requests',
+			options: ['approve', 'reject', 'escalate-to-manager'],
+		});
 	});
 
 	it('sends feedback on a real run', async () => {
 		const client = sb.client(DEMO_KEYS.pro);
 		const run = await client.decide('ticket-routing', ticket);
-		const record = await client.sendFeedback(run.run_id, { feedback: 'correct', note: 'checked by hand' });
+		const record = await client.sendFeedback(run.run_id, {
+			feedback: 'correct',
+			note: 'checked by hand',
+		});
 		expect(record).toEqual({ run_id: run.run_id, feedback: 'correct', note: 'checked by hand' });
 	});
 });
@@ -157,15 +204,36 @@ describe('errors: one class per case, with the service code', () => {
 
 	it('404 decision_not_found, version_not_found, template_not_found, run_not_found', async () => {
 		const client = sb.client(DEMO_KEYS.pro);
-		expect((await expectError(client.getDecision('no-such-decision'), NotFoundError)).code).toBe('decision_not_found');
-		expect((await expectError(client.decide('ticket-routing', ticket, { version: 99 }), NotFoundError)).code).toBe('version_not_found');
-		expect((await expectError(client.createDecision({ template: 'no-such-template' }), NotFoundError)).code).toBe('template_not_found');
-		expect((await expectError(client.sendFeedback('run_missing', { feedback: 'correct' }), NotFoundError)).code).toBe('run_not_found');
+		expect((await expectError(client.getDecision('no-such-decision'), NotFoundError)).code).toBe(
+			'decision_not_found',
+		);
+		expect(
+			(await expectError(client.decide('ticket-routing', ticket, { version: 99 }), NotFoundError))
+				.code,
+		).toBe('version_not_found');
+		expect(
+			(await expectError(client.createDecision({ template: 'no-such-template' }), NotFoundError))
+				.code,
+		).toBe('template_not_found');
+		expect(
+			(
+				await expectError(
+					client.sendFeedback('run_missing', { feedback: 'correct' }),
+					NotFoundError,
+				)
+			).code,
+		).toBe('run_not_found');
 	});
 
 	it('409 decision_not_live for a draft', async () => {
 		const client = sb.client(DEMO_KEYS.pro);
-		await client.createDecision({ name: 'Draft Only', type: 'route', instructions: 'Which?', options: ['a', 'b'], publish: false });
+		await client.createDecision({
+			name: 'Draft Only',
+			type: 'route',
+			instructions: 'Which?',
+			options: ['a', 'b'],
+			publish: false,
+		});
 		const error = await expectError(client.decide('draft-only', 'some text'), DecisionNotLiveError);
 		expect(error).toMatchObject({ status: 409, code: 'decision_not_live' });
 	});
@@ -173,7 +241,10 @@ describe('errors: one class per case, with the service code', () => {
 	it('400 invalid_request names the input field, and is not charged', async () => {
 		const client = sb.client(DEMO_KEYS.pro);
 		const before = await sb.usage(DEMO_KEYS.pro);
-		const error = await expectError(client.decide('ticket-routing', { body: 'no subject here' }), InvalidRequestError);
+		const error = await expectError(
+			client.decide('ticket-routing', { body: 'no subject here' }),
+			InvalidRequestError,
+		);
 		expect(error.status).toBe(400);
 		expect(error.problems.map((problem) => problem.field)).toContain('input.subject');
 		expect((await sb.usage(DEMO_KEYS.pro)).used).toBe(before.used);
@@ -181,30 +252,52 @@ describe('errors: one class per case, with the service code', () => {
 
 	it('a create request breaking the bounds is refused locally, naming the field', async () => {
 		const { client, calls, close } = countingClient(DEMO_KEYS.pro);
-		const error = await expectError(client.createDecision({ name: 'x'.repeat(121), type: 'route', instructions: 'q', options: 'a, b' }), InvalidRequestError);
+		const error = await expectError(
+			client.createDecision({
+				name: 'x'.repeat(121),
+				type: 'route',
+				instructions: 'q',
+				options: 'a, b',
+			}),
+			InvalidRequestError,
+		);
 		expect(error.problems[0].field).toBe('name');
 		expect(calls).toEqual([]);
 		await close();
 	});
 
 	it('400 invalid_json and the error envelope, as the wire shows them', async () => {
-		const response = await rawRequest(sb.baseUrl, 'POST', '/decide/ticket-routing', { key: DEMO_KEYS.pro, body: '{"input": ' });
+		const response = await rawRequest(sb.baseUrl, 'POST', '/decide/ticket-routing', {
+			key: DEMO_KEYS.pro,
+			body: '{"input": ',
+		});
 		expect(response.status).toBe(400);
-		expect(response.json).toEqual({ error: expect.objectContaining({ code: 'invalid_json', message: expect.any(String) }) });
+		expect(response.json).toEqual({
+			error: expect.objectContaining({ code: 'invalid_json', message: expect.any(String) }),
+		});
 	});
 
 	it('413 payload_too_large over 1 MiB', async () => {
 		const client = sb.client(DEMO_KEYS.pro);
-		const error = await expectError(client.decide('ticket-routing', { subject: 'big', body: 'x'.repeat(1024 * 1024 + 10) }), PayloadTooLargeError);
+		const error = await expectError(
+			client.decide('ticket-routing', { subject: 'big', body: 'x'.repeat(1024 * 1024 + 10) }),
+			PayloadTooLargeError,
+		);
 		expect(error).toMatchObject({ status: 413, code: 'payload_too_large' });
 	});
 
 	it('503 generation_unavailable, then 422 generation_failed with a drafter', async () => {
 		const client = sb.client(DEMO_KEYS.pro);
-		const unavailable = await expectError(client.createDecision({ describe: 'Route tickets to billing or sales' }), GenerationUnavailableError);
+		const unavailable = await expectError(
+			client.createDecision({ describe: 'Route tickets to billing or sales' }),
+			GenerationUnavailableError,
+		);
 		expect(unavailable).toMatchObject({ status: 503, code: 'generation_unavailable' });
 		await sb.control('POST', '/config', { drafter: true });
-		const failed = await expectError(client.createDecision({ describe: 'Do something useful', name: 'Vague' }), GenerationFailedError);
+		const failed = await expectError(
+			client.createDecision({ describe: 'Do something useful', name: 'Vague' }),
+			GenerationFailedError,
+		);
 		expect(failed).toMatchObject({ status: 422, code: 'generation_failed' });
 	});
 
@@ -223,7 +316,9 @@ describe('errors: one class per case, with the service code', () => {
 	});
 
 	it('a 2xx body that is not JSON is a ResponseFormatError', async () => {
-		await sb.control('POST', '/faults', { rules: [{ method: 'GET', path: '^/v1/decisions$', malformed: true, times: 1 }] });
+		await sb.control('POST', '/faults', {
+			rules: [{ method: 'GET', path: '^/v1/decisions$', malformed: true, times: 1 }],
+		});
 		const error = await expectError(sb.client(DEMO_KEYS.pro).listDecisions(), ResponseFormatError);
 		expect(error.message).toContain('not JSON');
 	});
@@ -234,7 +329,10 @@ describe('retry discipline', () => {
 		await sb.control('POST', '/clock', { rate_window_ms: 2_000 });
 		// Spend the whole Free budget of this window from outside the client.
 		for (let index = 0; index < 30; index++) {
-			const response = await rawRequest(sb.baseUrl, 'POST', '/decide/content-labels', { key: DEMO_KEYS.free, body: JSON.stringify({ input: { text: `hello ${index}` } }) });
+			const response = await rawRequest(sb.baseUrl, 'POST', '/decide/content-labels', {
+				key: DEMO_KEYS.free,
+				body: JSON.stringify({ input: { text: `hello ${index}` } }),
+			});
 			if (response.status !== 200) break;
 		}
 		const before = await sb.usage(DEMO_KEYS.free);
@@ -249,7 +347,10 @@ describe('retry discipline', () => {
 	it('gives up on a rate limit beyond the wait budget with RateLimitedError', async () => {
 		await sb.control('POST', '/clock', { rate_window_ms: 60_000 });
 		for (let index = 0; index < 30; index++) {
-			await rawRequest(sb.baseUrl, 'POST', '/decide/content-labels', { key: DEMO_KEYS.free, body: JSON.stringify({ input: { text: `hi ${index}` } }) });
+			await rawRequest(sb.baseUrl, 'POST', '/decide/content-labels', {
+				key: DEMO_KEYS.free,
+				body: JSON.stringify({ input: { text: `hi ${index}` } }),
+			});
 		}
 		const { client, close } = countingClient(DEMO_KEYS.free, { maxRateLimitWaitMs: 500 });
 		const error = await expectError(client.decide('ticket-routing', ticket), RateLimitedError);
@@ -259,7 +360,10 @@ describe('retry discipline', () => {
 	});
 
 	it('does not resend a decide whose connection dropped after the server ran it', async () => {
-		await sb.control('POST', '/faults', { seed: 7, rules: [{ method: 'POST', path: '^/v1/decide/', reset: 'after', times: 1 }] });
+		await sb.control('POST', '/faults', {
+			seed: 7,
+			rules: [{ method: 'POST', path: '^/v1/decide/', reset: 'after', times: 1 }],
+		});
 		const before = await sb.usage(DEMO_KEYS.pro);
 		const { client, calls, close } = countingClient(DEMO_KEYS.pro);
 		const error = await expectError(client.decide('ticket-routing', ticket), NetworkError);
@@ -270,9 +374,17 @@ describe('retry discipline', () => {
 	});
 
 	it('retries a create after a 503 and creates it once', async () => {
-		await sb.control('POST', '/faults', { seed: 7, rules: [{ method: 'POST', path: '^/v1/decisions$', status: 503, times: 1 }] });
+		await sb.control('POST', '/faults', {
+			seed: 7,
+			rules: [{ method: 'POST', path: '^/v1/decisions$', status: 503, times: 1 }],
+		});
 		const { client, calls, close } = countingClient(DEMO_KEYS.pro);
-		const created = await client.createDecision({ name: 'After Outage', type: 'classify', instructions: 'Which labels?', labels: ['urgent'] });
+		const created = await client.createDecision({
+			name: 'After Outage',
+			type: 'classify',
+			instructions: 'Which labels?',
+			labels: ['urgent'],
+		});
 		expect(created).toMatchObject({ created: true, slug: 'after-outage' });
 		expect(calls).toEqual(['POST /v1/decisions', 'POST /v1/decisions']);
 		const list = await client.listDecisions();
@@ -281,13 +393,19 @@ describe('retry discipline', () => {
 	});
 
 	it('retries reads after a dropped connection, but never a decide on a 503', async () => {
-		await sb.control('POST', '/faults', { seed: 7, rules: [{ method: 'GET', path: '^/v1/decisions$', reset: 'before', times: 1 }] });
+		await sb.control('POST', '/faults', {
+			seed: 7,
+			rules: [{ method: 'GET', path: '^/v1/decisions$', reset: 'before', times: 1 }],
+		});
 		const read = countingClient(DEMO_KEYS.pro);
 		expect((await read.client.listDecisions()).length).toBeGreaterThan(0);
 		expect(read.calls).toHaveLength(2);
 		await read.close();
 
-		await sb.control('POST', '/faults', { seed: 7, rules: [{ method: 'POST', path: '^/v1/decide/', status: 503, times: 1 }] });
+		await sb.control('POST', '/faults', {
+			seed: 7,
+			rules: [{ method: 'POST', path: '^/v1/decide/', status: 503, times: 1 }],
+		});
 		const metered = countingClient(DEMO_KEYS.pro);
 		await expectError(metered.client.decide('ticket-routing', ticket), DecisionServiceError);
 		expect(metered.calls).toHaveLength(1);
@@ -301,7 +419,11 @@ describe('retry discipline', () => {
 				probe.close(() => resolve(free));
 			});
 		});
-		const { client, calls, close } = countingClient(DEMO_KEYS.pro, { maxRetries: 2 }, `http://127.0.0.1:${port}/v1`);
+		const { client, calls, close } = countingClient(
+			DEMO_KEYS.pro,
+			{ maxRetries: 2 },
+			`http://127.0.0.1:${port}/v1`,
+		);
 		const error = await expectError(client.decide('ticket-routing', ticket), NetworkError);
 		expect(error.mayHaveReachedServer).toBe(false);
 		expect(calls).toHaveLength(3);
@@ -309,7 +431,10 @@ describe('retry discipline', () => {
 	});
 
 	it('times out a slow decide and does not resend it', async () => {
-		await sb.control('POST', '/faults', { seed: 7, rules: [{ method: 'POST', path: '^/v1/decide/', latency_ms: 1_500, times: 1 }] });
+		await sb.control('POST', '/faults', {
+			seed: 7,
+			rules: [{ method: 'POST', path: '^/v1/decide/', latency_ms: 1_500, times: 1 }],
+		});
 		const { client, calls, close } = countingClient(DEMO_KEYS.pro, { timeoutMs: 300 });
 		const error = await expectError(client.decide('ticket-routing', ticket), TimeoutError);
 		expect(error.timeoutMs).toBe(300);
@@ -320,7 +445,11 @@ describe('retry discipline', () => {
 
 afterAll(() => {
 	const text = seenErrors
-		.map((error) => (error instanceof Error ? `${error.message} ${JSON.stringify(error)} ${(error as DecisionServiceError).hint ?? ''}` : String(error)))
+		.map((error) =>
+			error instanceof Error
+				? `${error.message} ${JSON.stringify(error)} ${(error as DecisionServiceError).hint ?? ''}`
+				: String(error),
+		)
 		.join('\n');
 	expect(seenErrors.length).toBeGreaterThan(10);
 	for (const key of Object.values(DEMO_KEYS)) expect(text).not.toContain(key);

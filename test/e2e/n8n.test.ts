@@ -22,8 +22,8 @@ import {
 	startN8n,
 	type N8nInstance,
 	type WorkflowRun,
-} from '../../scripts/lib/n8n-env';
-import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../support/sandbox';
+} from '../../harness/n8n-env';
+import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
 
 jest.setTimeout(180_000);
 
@@ -60,7 +60,8 @@ beforeAll(async () => {
 		workflowsDir: join(__dirname, '..', '..', 'examples'),
 		port: await freePort(),
 	});
-	for (const workflow of exampleWorkflows()) runs.set(workflow.id, await executeWorkflow(n8n, workflow.id));
+	for (const workflow of exampleWorkflows())
+		runs.set(workflow.id, await executeWorkflow(n8n, workflow.id));
 });
 
 afterAll(async () => {
@@ -71,7 +72,9 @@ afterAll(async () => {
 
 describe('installed from the packed tarball only', () => {
 	it('has nothing but the package beside n8n, with no runtime dependencies', () => {
-		const installed = readdirSync(join(n8n.userFolder, '.n8n', 'nodes', 'node_modules')).filter((name) => !name.startsWith('.'));
+		const installed = readdirSync(join(n8n.userFolder, '.n8n', 'nodes', 'node_modules')).filter(
+			(name) => !name.startsWith('.'),
+		);
 		expect(installed).toEqual([PACKAGE_NAME]);
 	});
 
@@ -79,7 +82,8 @@ describe('installed from the packed tarball only', () => {
 		expect(runs.size).toBe(3);
 		for (const [id, run] of runs) {
 			expect({ id, error: run.error }).toEqual({ id, error: undefined });
-			for (const key of Object.values(DEMO_KEYS)) expect(JSON.stringify(run.raw)).not.toContain(key);
+			for (const key of Object.values(DEMO_KEYS))
+				expect(JSON.stringify(run.raw)).not.toContain(key);
 		}
 	});
 });
@@ -94,9 +98,13 @@ describe('ticket routing (route)', () => {
 		expect(field(outputs.account, 'subject')).toEqual(['Change my email']);
 		expect(outputs.Uncertain).toEqual([]);
 		expect(field(outputs['Pending Review'], 'subject')).toEqual(['hello']);
-		expect(decision(outputs['Pending Review'][0]).review_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/app\/reviews\//);
+		expect(decision(outputs['Pending Review'][0]).review_url).toMatch(
+			/^http:\/\/127\.0\.0\.1:\d+\/app\/reviews\//,
+		);
 		expect(outputs['error output']).toHaveLength(1);
-		expect(String(outputs['error output'][0].json.error)).toMatch(/Item 5: field "subject" is required/);
+		expect(String(outputs['error output'][0].json.error)).toMatch(
+			/Item 5: field "subject" is required/,
+		);
 		expect(outputs['error output'][0].pairedItem).toEqual({ item: 5 });
 		expect(outputs.billing[0].pairedItem).toEqual({ item: 0 });
 		// Downstream nodes received the items of their output.
@@ -107,7 +115,10 @@ describe('ticket routing (route)', () => {
 	it('stored only the pseudonymised e-mail in the sandbox', async () => {
 		const outputs = byOutput(runs.get('dsExTicketRoute1')!, 'dsExTicketRoute1', 'Route ticket');
 		const runId = String(decision(outputs.billing[0]).run_id);
-		const stored = await sb.control<Record<string, unknown>>('GET', `/runs/${runId}?key=${DEMO_KEYS.pro}`);
+		const stored = await sb.control<Record<string, unknown>>(
+			'GET',
+			`/runs/${runId}?key=${DEMO_KEYS.pro}`,
+		);
 		expect(JSON.stringify(stored)).not.toContain('ana@example.com');
 		expect(decision(outputs.billing[0]).pii_redacted).toBeGreaterThanOrEqual(1);
 	});
@@ -117,7 +128,8 @@ describe('lead scoring (score)', () => {
 	it('sends each lead to the output of its level, lowest first, and low confidence to Uncertain', () => {
 		const outputs = byOutput(runs.get('dsExLeadScoring1')!, 'dsExLeadScoring1', 'Score lead');
 		for (const level of ['cold', 'warm', 'hot', 'sales-ready']) {
-			for (const item of outputs[level]) expect(decision(item)).toMatchObject({ level, status: 'ok' });
+			for (const item of outputs[level])
+				expect(decision(item)).toMatchObject({ level, status: 'ok' });
 		}
 		expect(field(outputs.cold, 'company')).toEqual(['Student project']);
 		expect(field(outputs['sales-ready'], 'company')).toEqual(['Acme Corp']);
@@ -132,17 +144,27 @@ describe('content labels (classify)', () => {
 	it('sends a post to every retained label, No Label when none, uncertain ones to review with feedback sent', async () => {
 		const run = runs.get('dsExContentLabel1')!;
 		const outputs = byOutput(run, 'dsExContentLabel1', 'Label post');
-		const spamText = 'Limited offer!!! Buy cheap now, discount coupon, click here to win a free prize';
+		const spamText =
+			'Limited offer!!! Buy cheap now, discount coupon, click here to win a free prize';
 		expect(field(outputs.spam, 'text')).toContain(spamText);
 		expect(field(outputs.promotion, 'text')).toContain(spamText);
-		expect(field(outputs['No Label'], 'text')).toEqual(['The meeting is moved to Thursday at the usual room.']);
+		expect(field(outputs['No Label'], 'text')).toEqual([
+			'The meeting is moved to Thursday at the usual room.',
+		]);
 		expect(outputs.Uncertain.length).toBeGreaterThanOrEqual(1);
 		const feedback = run.outputs["Send the reviewer's label as feedback"][0];
 		expect(feedback).toHaveLength(outputs.Uncertain.length);
 		for (const [index, item] of feedback.entries()) {
 			const uncertain = outputs.Uncertain[index];
-			expect(item.json).toEqual({ run_id: decision(uncertain).run_id, feedback: uncertain.json.expected_label, note: 'corrected in review' });
-			const stored = await sb.control<Record<string, unknown>>('GET', `/runs/${String(item.json.run_id)}?key=${DEMO_KEYS.pro}`);
+			expect(item.json).toEqual({
+				run_id: decision(uncertain).run_id,
+				feedback: uncertain.json.expected_label,
+				note: 'corrected in review',
+			});
+			const stored = await sb.control<Record<string, unknown>>(
+				'GET',
+				`/runs/${String(item.json.run_id)}?key=${DEMO_KEYS.pro}`,
+			);
 			expect(JSON.stringify(stored.feedback)).toContain(String(uncertain.json.expected_label));
 		}
 	});
@@ -158,8 +180,19 @@ describe('a running n8n', () => {
 		const test = async (apiKey: string) => {
 			const response = await fetch(`${n8n.url}/rest/credentials/test`, {
 				method: 'POST',
-				headers: { cookie, 'content-type': 'application/json', 'browser-id': 'decision-service-setup' },
-				body: JSON.stringify({ credentials: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME, type: 'decisionServiceApi', data: { apiKey, baseUrl: sb.baseUrl } } }),
+				headers: {
+					cookie,
+					'content-type': 'application/json',
+					'browser-id': 'decision-service-setup',
+				},
+				body: JSON.stringify({
+					credentials: {
+						id: CREDENTIAL_ID,
+						name: CREDENTIAL_NAME,
+						type: 'decisionServiceApi',
+						data: { apiKey, baseUrl: sb.baseUrl },
+					},
+				}),
 			});
 			expect(response.status).toBe(200);
 			return ((await response.json()) as { data: { status: string; message: string } }).data;
@@ -174,7 +207,11 @@ describe('a running n8n', () => {
 		const cookie = await signIn(n8n.url);
 		const response = await fetch(`${n8n.url}/types/nodes.json`, { headers: { cookie } });
 		expect(response.status).toBe(200);
-		const types = (await response.json()) as Array<{ name: string; outputs?: unknown; displayName: string }>;
+		const types = (await response.json()) as Array<{
+			name: string;
+			outputs?: unknown;
+			displayName: string;
+		}>;
 		const node = types.find((type) => type.name === NODE_TYPE);
 		const tool = types.find((type) => type.name === `${NODE_TYPE}Tool`);
 		expect(node?.displayName).toBe('Decision Service');

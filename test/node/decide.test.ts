@@ -4,8 +4,8 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import * as resourceMapping from '../../nodes/DecisionService/methods/resourceMapping';
-import { loadOptionsContext, outputNames, type EngineCredentials } from '../support/n8n-engine';
-import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../support/sandbox';
+import { loadOptionsContext, outputNames, type EngineCredentials } from '../../harness/n8n-engine';
+import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
 import type { SandboxExchange } from '../../sandbox/server';
 import { decide, decideParameters, loadRoutes, locator, pairedIndexes } from './helpers';
 
@@ -36,9 +36,18 @@ async function run(options: Parameters<typeof decide>[0]) {
 
 const tickets: IDataObject[] = [
 	{ subject: 'Refund', body: 'I was charged twice on my invoice, please refund the payment.' },
-	{ subject: 'App crash', body: 'The app crashes with an error every time I log in, bug since the last update.' },
-	{ subject: 'Pricing', body: 'We want a quote and pricing for 200 seats, can we talk to sales about a demo?' },
-	{ subject: 'Password', body: 'Please reset my password and change the email address of my account profile.' },
+	{
+		subject: 'App crash',
+		body: 'The app crashes with an error every time I log in, bug since the last update.',
+	},
+	{
+		subject: 'Pricing',
+		body: 'We want a quote and pricing for 200 seats, can we talk to sales about a demo?',
+	},
+	{
+		subject: 'Password',
+		body: 'Please reset my password and change the email address of my account profile.',
+	},
 	{ subject: 'hello', body: 'hello' },
 ];
 
@@ -47,7 +56,15 @@ describe('route decisions', () => {
 		const credentials = credentialsFor(DEMO_KEYS.free);
 		const routes = await loadRoutes('ticket-routing', credentials);
 		const names = outputNames(decideParameters('ticket-routing', routes));
-		expect(names).toEqual(['billing', 'technical', 'sales', 'account', 'Uncertain', 'Pending Review', 'Other']);
+		expect(names).toEqual([
+			'billing',
+			'technical',
+			'sales',
+			'account',
+			'Uncertain',
+			'Pending Review',
+			'Other',
+		]);
 
 		const result = await run({ slug: 'ticket-routing', routes, items: tickets, credentials });
 		expect(result.error).toBeUndefined();
@@ -71,10 +88,23 @@ describe('score decisions', () => {
 	it('routes each lead to the level at round(raw_score), lowest first', async () => {
 		const credentials = credentialsFor(DEMO_KEYS.pro);
 		const routes = await loadRoutes('lead-scoring', credentials);
-		expect(outputNames(decideParameters('lead-scoring', routes)).slice(0, 4)).toEqual(['cold', 'warm', 'hot', 'sales-ready']);
+		expect(outputNames(decideParameters('lead-scoring', routes)).slice(0, 4)).toEqual([
+			'cold',
+			'warm',
+			'hot',
+			'sales-ready',
+		]);
 		const leads: IDataObject[] = [
-			{ message: 'Just browsing, not interested right now, maybe next year. Student project.', role: 'student' },
-			{ message: 'We are ready to buy now: send the contract and invoice for 500 seats, budget approved, sign this week.', role: 'CTO', employees: 2000 },
+			{
+				message: 'Just browsing, not interested right now, maybe next year. Student project.',
+				role: 'student',
+			},
+			{
+				message:
+					'We are ready to buy now: send the contract and invoice for 500 seats, budget approved, sign this week.',
+				role: 'CTO',
+				employees: 2000,
+			},
 		];
 		const result = await run({ slug: 'lead-scoring', routes, items: leads, credentials });
 		const placed = pairedIndexes(result.outputs);
@@ -83,7 +113,9 @@ describe('score decisions', () => {
 			for (const item of result.outputs[output]) {
 				const decision = item.json.decision as IDataObject;
 				const legend = decision.legend as Record<string, string>;
-				expect(legend[String(Math.round(decision.raw_score as number))]).toBe(['cold', 'warm', 'hot', 'sales-ready'][output]);
+				expect(legend[String(Math.round(decision.raw_score as number))]).toBe(
+					['cold', 'warm', 'hot', 'sales-ready'][output],
+				);
 				expect(decision.level).toBe(['cold', 'warm', 'hot', 'sales-ready'][output]);
 			}
 		}
@@ -107,14 +139,26 @@ describe('classify decisions', () => {
 		expect(result.error).toBeUndefined();
 		const labelNames = names.slice(0, -4);
 		for (const [index] of texts.entries()) {
-			const decision = result.outputs.flat().find((item) => (item.pairedItem as { item: number }).item === index)?.json.decision as IDataObject;
+			const decision = result.outputs
+				.flat()
+				.find((item) => (item.pairedItem as { item: number }).item === index)?.json
+				.decision as IDataObject;
 			const retained = decision.labels as string[];
-			const reached = result.outputs.map((items, output) => (items.some((item) => (item.pairedItem as { item: number }).item === index) ? output : -1)).filter((output) => output >= 0);
+			const reached = result.outputs
+				.map((items, output) =>
+					items.some((item) => (item.pairedItem as { item: number }).item === index) ? output : -1,
+				)
+				.filter((output) => output >= 0);
 			if (decision.status !== 'ok') continue;
 			if (retained.length === 0) expect(reached).toEqual([labelNames.length]);
-			else expect(reached).toEqual(retained.map((label) => labelNames.indexOf(label)).sort((a, b) => a - b));
+			else
+				expect(reached).toEqual(
+					retained.map((label) => labelNames.indexOf(label)).sort((a, b) => a - b),
+				);
 		}
-		const first = result.outputs.flat().filter((item) => (item.pairedItem as { item: number }).item === 0);
+		const first = result.outputs
+			.flat()
+			.filter((item) => (item.pairedItem as { item: number }).item === 0);
 		expect(first.length).toBeGreaterThanOrEqual(2);
 	});
 });
@@ -123,15 +167,25 @@ describe('drift: the decision changes on the service after the workflow was save
 	it('keeps known keys on their outputs, sends the new key to Other, and a pinned version ignores it', async () => {
 		const credentials = credentialsFor(DEMO_KEYS.pro);
 		const routes = await loadRoutes('ticket-routing', credentials);
-		const decision = (await sb.client(DEMO_KEYS.pro).getDecision('ticket-routing'));
+		const decision = await sb.client(DEMO_KEYS.pro).getDecision('ticket-routing');
 		await sb.control('POST', '/decisions/ticket-routing/versions', {
 			key: DEMO_KEYS.pro,
 			options: [
 				...(decision.options ?? []).map((key) => ({ key })),
-				{ key: 'security', description: 'Security incident, phishing, hacked account, vulnerability, data breach, stolen credentials.' },
+				{
+					key: 'security',
+					description:
+						'Security incident, phishing, hacked account, vulnerability, data breach, stolen credentials.',
+				},
 			],
 		});
-		const items = [...tickets.slice(0, 3), { subject: 'Phishing', body: 'Security incident: phishing email, hacked account, stolen credentials and a data breach vulnerability.' }];
+		const items = [
+			...tickets.slice(0, 3),
+			{
+				subject: 'Phishing',
+				body: 'Security incident: phishing email, hacked account, stolen credentials and a data breach vulnerability.',
+			},
+		];
 		const live = await run({ slug: 'ticket-routing', routes, items, credentials });
 		const placed = pairedIndexes(live.outputs);
 		expect(placed.slice(0, 3)).toEqual([[0], [1], [2]]);
@@ -139,9 +193,16 @@ describe('drift: the decision changes on the service after the workflow was save
 		expect((live.outputs[6][0].json.decision as IDataObject).choice).toBe('security');
 		expect(placed.flat().sort()).toEqual([0, 1, 2, 3]);
 
-		const pinned = await run({ slug: 'ticket-routing', routes, items, credentials, extra: { options: { version: 1 } } });
+		const pinned = await run({
+			slug: 'ticket-routing',
+			routes,
+			items,
+			credentials,
+			extra: { options: { version: 1 } },
+		});
 		expect(pairedIndexes(pinned.outputs)[6]).toEqual([]);
-		for (const item of pinned.outputs.flat()) expect((item.json.decision as IDataObject).version).toBe(1);
+		for (const item of pinned.outputs.flat())
+			expect((item.json.decision as IDataObject).version).toBe(1);
 	});
 });
 
@@ -151,7 +212,13 @@ describe('local validation', () => {
 		const routes = await loadRoutes('ticket-routing', credentials);
 		const before = await sb.usage(DEMO_KEYS.pro);
 		const items = [tickets[0], { body: 'no subject on this one' }, tickets[1]];
-		const result = await run({ slug: 'ticket-routing', routes, items, credentials, onError: 'continueErrorOutput' });
+		const result = await run({
+			slug: 'ticket-routing',
+			routes,
+			items,
+			credentials,
+			onError: 'continueErrorOutput',
+		});
 		const placed = pairedIndexes(result.outputs);
 		expect(placed[0]).toEqual([0]);
 		expect(placed[1]).toEqual([2]);
@@ -164,7 +231,10 @@ describe('local validation', () => {
 
 	it('names the item and the field when mapped fields miss a required value', async () => {
 		const credentials = credentialsFor(DEMO_KEYS.pro);
-		const context = loadOptionsContext({ resource: 'decision', operation: 'decide', decision: locator('ticket-routing') }, credentials);
+		const context = loadOptionsContext(
+			{ resource: 'decision', operation: 'decide', decision: locator('ticket-routing') },
+			credentials,
+		);
 		const { fields } = await resourceMapping.getContextFields.call(context);
 		const before = await sb.usage(DEMO_KEYS.pro);
 		const result = await run({
@@ -174,7 +244,12 @@ describe('local validation', () => {
 			onError: 'continueErrorOutput',
 			extra: {
 				inputMode: 'mapFields',
-				inputFields: { mappingMode: 'defineBelow', value: { subject: '={{ $json.title }}', body: '={{ $json.text }}' }, matchingColumns: [], schema: fields } as unknown as INodeParameters,
+				inputFields: {
+					mappingMode: 'defineBelow',
+					value: { subject: '={{ $json.title }}', body: '={{ $json.text }}' },
+					matchingColumns: [],
+					schema: fields,
+				} as unknown as INodeParameters,
 			},
 		});
 		expect(pairedIndexes(result.outputs)).toEqual([[0], [1]]);
@@ -185,7 +260,11 @@ describe('local validation', () => {
 	it('stops before any request when an item is invalid and errors are not continued', async () => {
 		const credentials = credentialsFor(DEMO_KEYS.pro);
 		const before = await sb.usage(DEMO_KEYS.pro);
-		const result = await run({ slug: 'ticket-routing', items: [tickets[0], { subject: 42, body: 'x' }], credentials });
+		const result = await run({
+			slug: 'ticket-routing',
+			items: [tickets[0], { subject: 42, body: 'x' }],
+			credentials,
+		});
 		expect(result.error?.message).toMatch(/Item 1: field "subject" must be a string/);
 		expect((await sb.usage(DEMO_KEYS.pro)).used).toBe(before.used);
 	});
@@ -198,8 +277,15 @@ describe('rate limit and quota', () => {
 		// 200 items exceed Free's 100 a month: lift the quota for this account, keep its rate.
 		await sb.control('POST', '/usage', { key: DEMO_KEYS.free, used: -150 });
 		const credentials = credentialsFor(DEMO_KEYS.free);
-		const items = Array.from({ length: 200 }, (_, index) => ({ text: `Message number ${index}: how do I export my data?` }));
-		const result = await run({ slug: 'content-labels', items, credentials, extra: { options: { concurrency: 8 } } });
+		const items = Array.from({ length: 200 }, (_, index) => ({
+			text: `Message number ${index}: how do I export my data?`,
+		}));
+		const result = await run({
+			slug: 'content-labels',
+			items,
+			credentials,
+			extra: { options: { concurrency: 8 } },
+		});
 		expect(result.error).toBeUndefined();
 		expect(result.outputs[0]).toHaveLength(200);
 		expect(pairedIndexes(result.outputs)[0]).toEqual(items.map((_, index) => index));
@@ -209,9 +295,15 @@ describe('rate limit and quota', () => {
 	it('fails fast with the reset date when the quota is spent', async () => {
 		await sb.control('POST', '/usage', { key: DEMO_KEYS.free, used: 100 });
 		const credentials = credentialsFor(DEMO_KEYS.free);
-		const result = await run({ slug: 'content-labels', items: [{ text: 'hello there' }], credentials });
+		const result = await run({
+			slug: 'content-labels',
+			items: [{ text: 'hello there' }],
+			credentials,
+		});
 		const now = new Date();
-		const reset = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString().slice(0, 10);
+		const reset = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1))
+			.toISOString()
+			.slice(0, 10);
 		expect(result.error?.message).toContain('100 of 100');
 		expect(result.error?.message).toContain(reset);
 		expect(result.error?.description).toMatch(/upgrade/i);
@@ -233,20 +325,37 @@ describe('error handling', () => {
 		expect(placed[0]).toEqual([0]);
 		expect(placed[2]).toEqual([2]);
 		expect(placed[6]).toEqual([1]);
-		expect(result.outputs[6][0].json).toEqual({ error: expect.stringContaining('"body" is required') });
+		expect(result.outputs[6][0].json).toEqual({
+			error: expect.stringContaining('"body" is required'),
+		});
 	});
 
 	it('keeps Concurrency decides in flight at the service, never more', async () => {
 		const credentials = credentialsFor(DEMO_KEYS.pro);
 		// Slow answers, so that requests overlap whenever the node lets them.
-		await sb.control('POST', '/faults', { seed: 1, rules: [{ method: 'POST', path: '^/v1/decide/', latency_ms: 150 }] });
-		const items = Array.from({ length: 12 }, (_, index) => ({ text: `Message number ${index}: how do I export my data?` }));
-		const result = await run({ slug: 'content-labels', items, credentials, extra: { options: { concurrency: 4 } } });
+		await sb.control('POST', '/faults', {
+			seed: 1,
+			rules: [{ method: 'POST', path: '^/v1/decide/', latency_ms: 150 }],
+		});
+		const items = Array.from({ length: 12 }, (_, index) => ({
+			text: `Message number ${index}: how do I export my data?`,
+		}));
+		const result = await run({
+			slug: 'content-labels',
+			items,
+			credentials,
+			extra: { options: { concurrency: 4 } },
+		});
 		expect(result.outputs[0]).toHaveLength(12);
 		const decides = exchanges.filter((exchange) => exchange.path.startsWith('/v1/decide/'));
 		expect(decides).toHaveLength(12);
 		// The most decides the service held at once: at each arrival, those not yet answered.
-		const inFlight = decides.map((arrival) => decides.filter((other) => other.receivedAt <= arrival.receivedAt && other.sentAt > arrival.receivedAt).length);
+		const inFlight = decides.map(
+			(arrival) =>
+				decides.filter(
+					(other) => other.receivedAt <= arrival.receivedAt && other.sentAt > arrival.receivedAt,
+				).length,
+		);
 		expect(Math.max(...inFlight)).toBe(4);
 	});
 
@@ -254,9 +363,19 @@ describe('error handling', () => {
 		const credentials = credentialsFor(DEMO_KEYS.pro);
 		const before = await sb.usage(DEMO_KEYS.pro);
 		// The first decide fails (a 500 is not retried: the service may have run it).
-		await sb.control('POST', '/faults', { seed: 1, rules: [{ method: 'POST', path: '^/v1/decide/', status: 500, times: 1 }] });
-		const items = Array.from({ length: 12 }, (_, index) => ({ text: `Message number ${index}: how do I export my data?` }));
-		const result = await run({ slug: 'content-labels', items, credentials, extra: { options: { concurrency: 2 } } });
+		await sb.control('POST', '/faults', {
+			seed: 1,
+			rules: [{ method: 'POST', path: '^/v1/decide/', status: 500, times: 1 }],
+		});
+		const items = Array.from({ length: 12 }, (_, index) => ({
+			text: `Message number ${index}: how do I export my data?`,
+		}));
+		const result = await run({
+			slug: 'content-labels',
+			items,
+			credentials,
+			extra: { options: { concurrency: 2 } },
+		});
 		expect(result.error?.message).toMatch(/internal|500/i);
 		// At most the one decide already in flight beside the failed one was charged.
 		expect((await sb.usage(DEMO_KEYS.pro)).used - before.used).toBeLessThanOrEqual(1);
@@ -266,9 +385,20 @@ describe('error handling', () => {
 		const credentials = credentialsFor(DEMO_KEYS.pro);
 		const before = await sb.usage(DEMO_KEYS.pro);
 		// Each decide takes 300 ms; 12 items one at a time would take 3.6 s.
-		await sb.control('POST', '/faults', { seed: 1, rules: [{ method: 'POST', path: '^/v1/decide/', latency_ms: 300 }] });
-		const items = Array.from({ length: 12 }, (_, index) => ({ text: `Message number ${index}: how do I export my data?` }));
-		await run({ slug: 'content-labels', items, credentials, extra: { options: { concurrency: 1 } }, cancelAfterMs: 900 });
+		await sb.control('POST', '/faults', {
+			seed: 1,
+			rules: [{ method: 'POST', path: '^/v1/decide/', latency_ms: 300 }],
+		});
+		const items = Array.from({ length: 12 }, (_, index) => ({
+			text: `Message number ${index}: how do I export my data?`,
+		}));
+		await run({
+			slug: 'content-labels',
+			items,
+			credentials,
+			extra: { options: { concurrency: 1 } },
+			cancelAfterMs: 900,
+		});
 		// Long enough for a node that went on after the cancel to send five more.
 		await new Promise((resolve) => setTimeout(resolve, 1_500));
 		// n8n aborts the request in flight; the node must neither resend it nor start the next items.
@@ -278,25 +408,45 @@ describe('error handling', () => {
 
 	it('an API error on the error output keeps its pairedItem (decision not live)', async () => {
 		const credentials = credentialsFor(DEMO_KEYS.pro);
-		await sb.client(DEMO_KEYS.pro).createDecision({ name: 'Not Yet', type: 'route', instructions: 'Which?', options: ['a', 'b'], publish: false });
-		const result = await run({ slug: 'not-yet', items: [{ text: 'one' }, { text: 'two' }], credentials, onError: 'continueErrorOutput' });
+		await sb.client(DEMO_KEYS.pro).createDecision({
+			name: 'Not Yet',
+			type: 'route',
+			instructions: 'Which?',
+			options: ['a', 'b'],
+			publish: false,
+		});
+		const result = await run({
+			slug: 'not-yet',
+			items: [{ text: 'one' }, { text: 'two' }],
+			credentials,
+			onError: 'continueErrorOutput',
+		});
 		const errors = result.outputs[result.outputs.length - 1];
 		expect(errors.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
 		expect(String(errors[0].json.error)).toMatch(/decision_not_live|not live/i);
 	});
 
-	it('a service that cannot be reached fails with a connection message, through n8n\'s own HTTP helper', async () => {
+	it("a service that cannot be reached fails with a connection message, through n8n's own HTTP helper", async () => {
 		const closed = await startTestSandbox();
 		const baseUrl = closed.baseUrl;
 		await closed.close();
-		const result = await run({ slug: 'ticket-routing', items: [tickets[0]], credentials: { apiKey: DEMO_KEYS.pro, baseUrl }, extra: { options: { validateInput: false } } });
+		const result = await run({
+			slug: 'ticket-routing',
+			items: [tickets[0]],
+			credentials: { apiKey: DEMO_KEYS.pro, baseUrl },
+			extra: { options: { validateInput: false } },
+		});
 		expect(result.error?.message).toMatch(/could not connect to the service after 3 attempts/);
 		expect(result.error?.description).toMatch(/Check the base URL/);
 	});
 
 	it('a wrong key fails the node with an actionable message and no key in it', async () => {
 		const key = 'dsk_test_wrong_key_for_tests';
-		const result = await run({ slug: 'ticket-routing', items: [tickets[0]], credentials: { apiKey: key, baseUrl: sb.baseUrl } });
+		const result = await run({
+			slug: 'ticket-routing',
+			items: [tickets[0]],
+			credentials: { apiKey: key, baseUrl: sb.baseUrl },
+		});
 		expect(result.error?.message).toMatch(/refused the API key/);
 		expect(result.error?.description).toMatch(/Check the API key/);
 		expect(result.serialised).not.toContain(key);
@@ -307,12 +457,27 @@ describe('single output', () => {
 	it('adds the result under the result field, simplified on request', async () => {
 		const credentials = credentialsFor(DEMO_KEYS.pro);
 		const parameters: INodeParameters = { options: { simplify: true, resultField: 'answer' } };
-		const result = await run({ slug: 'ticket-routing', items: tickets.slice(0, 2), credentials, extra: parameters });
+		const result = await run({
+			slug: 'ticket-routing',
+			items: tickets.slice(0, 2),
+			credentials,
+			extra: parameters,
+		});
 		expect(result.outputs).toHaveLength(1);
 		expect(result.outputs[0].map((item) => item.json.answer)).toEqual([
-			expect.objectContaining({ choice: 'billing', status: 'ok', run_id: expect.any(String), confidence: expect.any(Number) }),
+			expect.objectContaining({
+				choice: 'billing',
+				status: 'ok',
+				run_id: expect.any(String),
+				confidence: expect.any(Number),
+			}),
 			expect.objectContaining({ choice: 'technical' }),
 		]);
-		expect(Object.keys(result.outputs[0][0].json.answer as IDataObject).sort()).toEqual(['choice', 'confidence', 'run_id', 'status']);
+		expect(Object.keys(result.outputs[0][0].json.answer as IDataObject).sort()).toEqual([
+			'choice',
+			'confidence',
+			'run_id',
+			'status',
+		]);
 	});
 });

@@ -1,19 +1,39 @@
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 import * as resourceMapping from '../../nodes/DecisionService/methods/resourceMapping';
-import { loadOptionsContext, runNode, type EngineCredentials, type RunNodeOptions } from '../support/n8n-engine';
+import {
+	loadOptionsContext,
+	runNode,
+	type EngineCredentials,
+	type RunNodeOptions,
+} from '../../harness/n8n-engine';
 
 export function locator(slug: string) {
 	return { __rl: true, mode: 'list', value: slug };
 }
 
 /** The Outputs parameter as the editor saves it: loaded from the decision by the node's own method. */
-export async function loadRoutes(slug: string, credentials: EngineCredentials): Promise<INodeParameters> {
-	const context = loadOptionsContext({ resource: 'decision', operation: 'decide', decision: locator(slug) }, credentials);
+export async function loadRoutes(
+	slug: string,
+	credentials: EngineCredentials,
+): Promise<INodeParameters> {
+	const context = loadOptionsContext(
+		{ resource: 'decision', operation: 'decide', decision: locator(slug) },
+		credentials,
+	);
 	const { fields } = await resourceMapping.getRouteOutputs.call(context);
-	return { mappingMode: 'defineBelow', value: {}, matchingColumns: [], schema: fields } as unknown as INodeParameters;
+	return {
+		mappingMode: 'defineBelow',
+		value: {},
+		matchingColumns: [],
+		schema: fields,
+	} as unknown as INodeParameters;
 }
 
-export function decideParameters(slug: string, routes: INodeParameters | undefined, extra: INodeParameters = {}): INodeParameters {
+export function decideParameters(
+	slug: string,
+	routes: INodeParameters | undefined,
+	extra: INodeParameters = {},
+): INodeParameters {
 	return {
 		resource: 'decision',
 		operation: 'decide',
@@ -27,8 +47,17 @@ export function decideParameters(slug: string, routes: INodeParameters | undefin
 	};
 }
 
-export async function decide(options: Omit<RunNodeOptions, 'parameters'> & { slug: string; routes?: INodeParameters; extra?: INodeParameters }) {
-	return runNode({ ...options, parameters: decideParameters(options.slug, options.routes, options.extra) });
+export async function decide(
+	options: Omit<RunNodeOptions, 'parameters'> & {
+		slug: string;
+		routes?: INodeParameters;
+		extra?: INodeParameters;
+	},
+) {
+	return runNode({
+		...options,
+		parameters: decideParameters(options.slug, options.routes, options.extra),
+	});
 }
 
 /** Input item indexes that reached each output. */
@@ -36,7 +65,8 @@ export function pairedIndexes(outputs: INodeExecutionData[][]): number[][] {
 	return outputs.map((items) =>
 		items.map((item) => {
 			const paired = item.pairedItem;
-			if (typeof paired !== 'object' || paired === null || Array.isArray(paired)) throw new Error('expected one pairedItem per item');
+			if (typeof paired !== 'object' || paired === null || Array.isArray(paired))
+				throw new Error('expected one pairedItem per item');
 			return paired.item;
 		}),
 	);

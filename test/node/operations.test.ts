@@ -3,8 +3,8 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import * as listSearch from '../../nodes/DecisionService/methods/listSearch';
 import * as loadOptions from '../../nodes/DecisionService/methods/loadOptions';
 import * as resourceMapping from '../../nodes/DecisionService/methods/resourceMapping';
-import { loadOptionsContext, runNode, type EngineCredentials } from '../support/n8n-engine';
-import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../support/sandbox';
+import { loadOptionsContext, runNode, type EngineCredentials } from '../../harness/n8n-engine';
+import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
 import { decideParameters, locator } from './helpers';
 
 let sb: TestSandbox;
@@ -22,7 +22,11 @@ beforeEach(async () => {
 	await sb.control('POST', '/reset');
 });
 
-async function run(parameters: INodeParameters, key: string = DEMO_KEYS.pro, items: IDataObject[] = [{}]) {
+async function run(
+	parameters: INodeParameters,
+	key: string = DEMO_KEYS.pro,
+	items: IDataObject[] = [{}],
+) {
 	const result = await runNode({ parameters, items, credentials: credentialsFor(key) });
 	transcripts.push(result.serialised);
 	expect(result.error).toBeUndefined();
@@ -32,14 +36,35 @@ async function run(parameters: INodeParameters, key: string = DEMO_KEYS.pro, ite
 
 describe('Decision → Create', () => {
 	it('from a template, with the template locale', async () => {
-		const [item] = await run({ resource: 'decision', operation: 'create', createFrom: 'template', locale: 'fr', template: 'support-ticket-routing', additionalFields: { name: 'Tri FR' } }, DEMO_KEYS.starter);
-		expect(item.json).toMatchObject({ created: true, slug: 'tri-fr', status: 'live', live_version: 1 });
+		const [item] = await run(
+			{
+				resource: 'decision',
+				operation: 'create',
+				createFrom: 'template',
+				locale: 'fr',
+				template: 'support-ticket-routing',
+				additionalFields: { name: 'Tri FR' },
+			},
+			DEMO_KEYS.starter,
+		);
+		expect(item.json).toMatchObject({
+			created: true,
+			slug: 'tri-fr',
+			status: 'live',
+			live_version: 1,
+		});
 		expect(item.pairedItem).toEqual({ item: 0 });
 	});
 
 	it('from a description (local drafter on)', async () => {
 		await sb.control('POST', '/config', { drafter: true });
-		const [item] = await run({ resource: 'decision', operation: 'create', createFrom: 'description', describe: 'Classify reviews as positive, negative or neutral', additionalFields: { name: 'Review Mood', type: 'classify' } });
+		const [item] = await run({
+			resource: 'decision',
+			operation: 'create',
+			createFrom: 'description',
+			describe: 'Classify reviews as positive, negative or neutral',
+			additionalFields: { name: 'Review Mood', type: 'classify' },
+		});
 		expect(item.json).toMatchObject({ created: true, slug: 'review-mood', type: 'classify' });
 		expect(item.json.labels).toEqual(expect.arrayContaining(['positive', 'negative', 'neutral']));
 	});
@@ -55,20 +80,38 @@ describe('Decision → Create', () => {
 			itemsMode: 'list',
 			itemsList: {
 				item: [
-					{ key: 'Missing VAT', description: 'No VAT number, VAT id or tax number on the invoice', threshold: 0.4 },
+					{
+						key: 'Missing VAT',
+						description: 'No VAT number, VAT id or tax number on the invoice',
+						threshold: 0.4,
+					},
 					{ key: 'Late', description: 'Overdue, late, past due date payment', threshold: 0.5 },
 				],
 			},
-			contextFields: { field: [{ name: 'text', type: 'string', required: true, pii: false, description: 'Invoice text' }, { name: 'iban', type: 'string', required: false, pii: true, description: '' }] },
+			contextFields: {
+				field: [
+					{ name: 'text', type: 'string', required: true, pii: false, description: 'Invoice text' },
+					{ name: 'iban', type: 'string', required: false, pii: true, description: '' },
+				],
+			},
 			additionalFields: { contextDescription: 'An invoice', slug: 'invoice-checks' },
 		});
-		expect(item.json).toMatchObject({ created: true, slug: 'invoice-checks', labels: ['missing-vat', 'late'] });
+		expect(item.json).toMatchObject({
+			created: true,
+			slug: 'invoice-checks',
+			labels: ['missing-vat', 'late'],
+		});
 		const decision = await sb.client(DEMO_KEYS.pro).getDecision('invoice-checks');
 		expect(decision.context.fields).toEqual([
 			expect.objectContaining({ name: 'text', type: 'string', required: true, pii: false }),
 			expect.objectContaining({ name: 'iban', required: false, pii: true }),
 		]);
-		const decided = await run(decideParameters('invoice-checks', undefined, { inputMode: 'text', text: 'This invoice is overdue and past due date' }));
+		const decided = await run(
+			decideParameters('invoice-checks', undefined, {
+				inputMode: 'text',
+				text: 'This invoice is overdue and past due date',
+			}),
+		);
 		expect((decided[0].json.decision as IDataObject).decision).toBe('invoice-checks');
 	});
 
@@ -84,29 +127,66 @@ describe('Decision → Create', () => {
 			itemsText: 'Billing Issue\nTech Support\nSales, Partners',
 			additionalFields: { publish: false },
 		});
-		expect(item.json).toMatchObject({ created: true, status: 'draft', live_version: null, options: ['billing-issue', 'tech-support', 'sales-partners'] });
+		expect(item.json).toMatchObject({
+			created: true,
+			status: 'draft',
+			live_version: null,
+			options: ['billing-issue', 'tech-support', 'sales-partners'],
+		});
 	});
 
 	it('levels given as comma text become a score decision, lowest first', async () => {
-		const [item] = await run({ resource: 'decision', operation: 'create', createFrom: 'definition', name: 'Urgency', type: 'score', instructions: 'How urgent?', itemsMode: 'text', itemsText: 'Low, Medium, High' });
-		expect(item.json).toMatchObject({ created: true, type: 'score', levels: ['Low', 'Medium', 'High'] });
+		const [item] = await run({
+			resource: 'decision',
+			operation: 'create',
+			createFrom: 'definition',
+			name: 'Urgency',
+			type: 'score',
+			instructions: 'How urgent?',
+			itemsMode: 'text',
+			itemsText: 'Low, Medium, High',
+		});
+		expect(item.json).toMatchObject({
+			created: true,
+			type: 'score',
+			levels: ['Low', 'Medium', 'High'],
+		});
 	});
 });
 
 describe('Decision → Get and Get Many, Template → Get Many', () => {
 	it('gets one decision by slug', async () => {
-		const [item] = await run({ resource: 'decision', operation: 'get', decision: { __rl: true, mode: 'slug', value: 'lead-scoring' } });
-		expect(item.json).toMatchObject({ slug: 'lead-scoring', type: 'score', levels: ['cold', 'warm', 'hot', 'sales-ready'] });
+		const [item] = await run({
+			resource: 'decision',
+			operation: 'get',
+			decision: { __rl: true, mode: 'slug', value: 'lead-scoring' },
+		});
+		expect(item.json).toMatchObject({
+			slug: 'lead-scoring',
+			type: 'score',
+			levels: ['cold', 'warm', 'hot', 'sales-ready'],
+		});
 	});
 
 	it('lists decisions with a limit, or all', async () => {
-		expect(await run({ resource: 'decision', operation: 'getAll', returnAll: false, limit: 2 })).toHaveLength(2);
+		expect(
+			await run({ resource: 'decision', operation: 'getAll', returnAll: false, limit: 2 }),
+		).toHaveLength(2);
 		const all = await run({ resource: 'decision', operation: 'getAll', returnAll: true });
-		expect(all.map((item) => item.json.slug)).toEqual(['content-labels', 'lead-scoring', 'ticket-routing']);
+		expect(all.map((item) => item.json.slug)).toEqual([
+			'content-labels',
+			'lead-scoring',
+			'ticket-routing',
+		]);
 	});
 
 	it('lists templates in French', async () => {
-		const templates = await run({ resource: 'template', operation: 'getAll', locale: 'fr', returnAll: true });
+		const templates = await run({
+			resource: 'template',
+			operation: 'getAll',
+			locale: 'fr',
+			returnAll: true,
+		});
 		expect(templates.length).toBeGreaterThanOrEqual(6);
 		expect(templates.every((item) => item.json.locale === 'fr')).toBe(true);
 	});
@@ -114,45 +194,91 @@ describe('Decision → Get and Get Many, Template → Get Many', () => {
 
 describe('Run → Send Feedback', () => {
 	it('sends feedback on the run a Decide node added to the item', async () => {
-		const decided = await run(decideParameters('ticket-routing', undefined), DEMO_KEYS.pro, [{ subject: 'Refund', body: 'I was charged twice on my invoice, refund please' }]);
-		const [feedback] = await run({ resource: 'run', operation: 'sendFeedback', runId: '={{ $json.decision.run_id }}', feedback: 'incorrect', note: 'was technical' }, DEMO_KEYS.pro, [decided[0].json]);
+		const decided = await run(decideParameters('ticket-routing', undefined), DEMO_KEYS.pro, [
+			{ subject: 'Refund', body: 'I was charged twice on my invoice, refund please' },
+		]);
+		const [feedback] = await run(
+			{
+				resource: 'run',
+				operation: 'sendFeedback',
+				runId: '={{ $json.decision.run_id }}',
+				feedback: 'incorrect',
+				note: 'was technical',
+			},
+			DEMO_KEYS.pro,
+			[decided[0].json],
+		);
 		const runId = (decided[0].json.decision as IDataObject).run_id;
 		expect(feedback.json).toEqual({ run_id: runId, feedback: 'incorrect', note: 'was technical' });
-		const stored = await sb.control<{ feedback?: unknown }>('GET', `/runs/${runId}?key=${DEMO_KEYS.pro}`);
+		const stored = await sb.control<{ feedback?: unknown }>(
+			'GET',
+			`/runs/${runId}?key=${DEMO_KEYS.pro}`,
+		);
 		expect(JSON.stringify(stored.feedback)).toContain('incorrect');
 	});
 });
 
 describe('editor methods', () => {
 	it('searches decisions by name or slug', async () => {
-		const context = loadOptionsContext({ resource: 'decision', operation: 'decide' }, credentialsFor(DEMO_KEYS.pro));
+		const context = loadOptionsContext(
+			{ resource: 'decision', operation: 'decide' },
+			credentialsFor(DEMO_KEYS.pro),
+		);
 		const all = await listSearch.searchDecisions.call(context);
-		expect(all.results.map((result) => result.value)).toEqual(['content-labels', 'lead-scoring', 'ticket-routing']);
+		expect(all.results.map((result) => result.value)).toEqual([
+			'content-labels',
+			'lead-scoring',
+			'ticket-routing',
+		]);
 		const found = await listSearch.searchDecisions.call(context, 'lead');
-		expect(found.results).toEqual([{ name: expect.stringContaining('(score)'), value: 'lead-scoring' }]);
+		expect(found.results).toEqual([
+			{ name: expect.stringContaining('(score)'), value: 'lead-scoring' },
+		]);
 	});
 
 	it('builds the input form from the context fields, marking personal data', async () => {
-		const context = loadOptionsContext({ resource: 'decision', operation: 'decide', decision: locator('ticket-routing') }, credentialsFor(DEMO_KEYS.pro));
+		const context = loadOptionsContext(
+			{ resource: 'decision', operation: 'decide', decision: locator('ticket-routing') },
+			credentialsFor(DEMO_KEYS.pro),
+		);
 		const { fields } = await resourceMapping.getContextFields.call(context);
 		expect(fields).toEqual(
 			expect.arrayContaining([
-				expect.objectContaining({ id: 'subject', displayName: 'subject', required: true, type: 'string' }),
-				expect.objectContaining({ id: 'customer_email', displayName: 'customer_email (personal data)', required: false }),
+				expect.objectContaining({
+					id: 'subject',
+					displayName: 'subject',
+					required: true,
+					type: 'string',
+				}),
+				expect.objectContaining({
+					id: 'customer_email',
+					displayName: 'customer_email (personal data)',
+					required: false,
+				}),
 			]),
 		);
 	});
 
 	it('maps fields from the form into the decide input', async () => {
 		const credentials = credentialsFor(DEMO_KEYS.pro);
-		const context = loadOptionsContext({ resource: 'decision', operation: 'decide', decision: locator('ticket-routing') }, credentials);
+		const context = loadOptionsContext(
+			{ resource: 'decision', operation: 'decide', decision: locator('ticket-routing') },
+			credentials,
+		);
 		const { fields } = await resourceMapping.getContextFields.call(context);
 		const result = await runNode({
 			parameters: decideParameters('ticket-routing', undefined, {
 				inputMode: 'mapFields',
-				inputFields: { mappingMode: 'defineBelow', value: { subject: '={{ $json.title }}', body: '={{ $json.text }}' }, matchingColumns: [], schema: fields } as unknown as INodeParameters,
+				inputFields: {
+					mappingMode: 'defineBelow',
+					value: { subject: '={{ $json.title }}', body: '={{ $json.text }}' },
+					matchingColumns: [],
+					schema: fields,
+				} as unknown as INodeParameters,
 			}),
-			items: [{ title: 'Refund', text: 'I was charged twice on my invoice, refund the payment please' }],
+			items: [
+				{ title: 'Refund', text: 'I was charged twice on my invoice, refund the payment please' },
+			],
 			credentials,
 		});
 		transcripts.push(result.serialised);
@@ -160,7 +286,10 @@ describe('editor methods', () => {
 	});
 
 	it('lists templates for the chosen locale', async () => {
-		const context = loadOptionsContext({ resource: 'decision', operation: 'create', locale: 'fr' }, credentialsFor(DEMO_KEYS.pro));
+		const context = loadOptionsContext(
+			{ resource: 'decision', operation: 'create', locale: 'fr' },
+			credentialsFor(DEMO_KEYS.pro),
+		);
 		const options = await loadOptions.getTemplates.call(context);
 		expect(options.length).toBeGreaterThanOrEqual(6);
 		expect(options.map((option) => option.value)).toContain('support-ticket-routing');

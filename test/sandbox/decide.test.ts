@@ -11,7 +11,9 @@ async function run(key: string, slug: string, body: unknown): Promise<Run> {
 }
 
 function argmax(probabilities: Record<string, number>): string {
-	return Object.entries(probabilities).reduce((best, entry) => (entry[1] > best[1] ? entry : best))[0];
+	return Object.entries(probabilities).reduce((best, entry) =>
+		entry[1] > best[1] ? entry : best,
+	)[0];
 }
 
 function expectRefusal(answer: Answer, status: number, code: string): void {
@@ -28,33 +30,47 @@ const tickets: Array<[string, string]> = [
 ];
 
 describe('route', () => {
-	it.each(tickets)('"%s" → %s, confidently, choice = argmax, confidence = top probability', async (text, expected) => {
-		const answer = await run(DEMO_KEYS.pro, 'ticket-routing', { input: { subject: 'Help', body: text } });
-		expect(answer).toMatchObject({
-			decision: 'ticket-routing',
-			version: 1,
-			status: 'ok',
-			choice: expected,
-			engine: 'jev',
-			model: 'jev-1.4.2',
-			confidence_source: 'calibrated',
-			pii_redacted: 0,
-		});
-		expect(argmax(answer.probabilities)).toBe(expected);
-		expect(answer.confidence).toBe(answer.probabilities[expected]);
-		expect(answer.confidence).toBeGreaterThan(0.8);
-		expect(Object.keys(answer.probabilities)).toEqual(['billing', 'technical', 'sales', 'account']);
-		const total = Object.values(answer.probabilities).reduce((a, b) => a + b, 0);
-		expect(total).toBeCloseTo(1, 2);
-		expect(Number.isInteger(answer.latency_ms)).toBe(true);
-		expect(answer.run_id).toMatch(/^run_/);
-		expect(answer.fallback_reason).toBeUndefined();
-		expect(answer.review_url).toBeUndefined();
-	});
+	it.each(tickets)(
+		'"%s" → %s, confidently, choice = argmax, confidence = top probability',
+		async (text, expected) => {
+			const answer = await run(DEMO_KEYS.pro, 'ticket-routing', {
+				input: { subject: 'Help', body: text },
+			});
+			expect(answer).toMatchObject({
+				decision: 'ticket-routing',
+				version: 1,
+				status: 'ok',
+				choice: expected,
+				engine: 'jev',
+				model: 'jev-1.4.2',
+				confidence_source: 'calibrated',
+				pii_redacted: 0,
+			});
+			expect(argmax(answer.probabilities)).toBe(expected);
+			expect(answer.confidence).toBe(answer.probabilities[expected]);
+			expect(answer.confidence).toBeGreaterThan(0.8);
+			expect(Object.keys(answer.probabilities)).toEqual([
+				'billing',
+				'technical',
+				'sales',
+				'account',
+			]);
+			const total = Object.values(answer.probabilities).reduce((a, b) => a + b, 0);
+			expect(total).toBeCloseTo(1, 2);
+			expect(Number.isInteger(answer.latency_ms)).toBe(true);
+			expect(answer.run_id).toMatch(/^run_/);
+			expect(answer.fallback_reason).toBeUndefined();
+			expect(answer.review_url).toBeUndefined();
+		},
+	);
 
 	it('free text input is accepted, and the same input always gives the same answer', async () => {
-		const first = await run(DEMO_KEYS.pro, 'ticket-routing', { input: 'Please refund the payment' });
-		const second = await run(DEMO_KEYS.pro, 'ticket-routing', { input: 'Please refund the payment' });
+		const first = await run(DEMO_KEYS.pro, 'ticket-routing', {
+			input: 'Please refund the payment',
+		});
+		const second = await run(DEMO_KEYS.pro, 'ticket-routing', {
+			input: 'Please refund the payment',
+		});
 		expect(first.choice).toBe('billing');
 		expect(second.probabilities).toEqual(first.probabilities);
 		expect(second.confidence).toBe(first.confidence);
@@ -62,7 +78,9 @@ describe('route', () => {
 	});
 
 	it('a vague input is uncertain on Free (human_review acts as uncertain_branch): __uncertain__, probabilities kept', async () => {
-		const answer = await run(DEMO_KEYS.free, 'ticket-routing', { input: { subject: 'hello', body: 'hello' } });
+		const answer = await run(DEMO_KEYS.free, 'ticket-routing', {
+			input: { subject: 'hello', body: 'hello' },
+		});
 		expect(answer.status).toBe('uncertain');
 		expect(answer.choice).toBe(UNCERTAIN_CHOICE);
 		expect(answer.confidence).toBeLessThan(0.6);
@@ -71,16 +89,27 @@ describe('route', () => {
 	});
 
 	it('the same vague input on Starter goes to human review: pending with a review_url', async () => {
-		const answer = await run(DEMO_KEYS.starter, 'ticket-routing', { input: { subject: 'hello', body: 'hello' } });
+		const answer = await run(DEMO_KEYS.starter, 'ticket-routing', {
+			input: { subject: 'hello', body: 'hello' },
+		});
 		expect(answer.status).toBe('pending');
 		expect(answer.review_url).toBe(`${h.sandbox.origin}/app/reviews/${answer.run_id}`);
 		expect(answer.choice).not.toBe(UNCERTAIN_CHOICE);
 		// A confident answer on Starter stays ok.
-		expect((await run(DEMO_KEYS.starter, 'ticket-routing', { input: 'I was charged twice on my invoice' })).status).toBe('ok');
+		expect(
+			(
+				await run(DEMO_KEYS.starter, 'ticket-routing', {
+					input: 'I was charged twice on my invoice',
+				})
+			).status,
+		).toBe('ok');
 	});
 
 	it('a decision with uncertain_branch is uncertain on Starter too', async () => {
-		await h.control('POST', '/decisions/ticket-routing/versions', { key: DEMO_KEYS.starter, uncertainty_policy: 'uncertain_branch' });
+		await h.control('POST', '/decisions/ticket-routing/versions', {
+			key: DEMO_KEYS.starter,
+			uncertainty_policy: 'uncertain_branch',
+		});
 		const answer = await run(DEMO_KEYS.starter, 'ticket-routing', { input: 'hello' });
 		expect(answer).toMatchObject({ status: 'uncertain', choice: UNCERTAIN_CHOICE, version: 2 });
 	});
@@ -90,7 +119,10 @@ describe('route', () => {
 		const before = await run(DEMO_KEYS.free, 'ticket-routing', mixed);
 		expect(before.status).toBe('uncertain');
 		expect(before.confidence).toBeGreaterThan(0.3);
-		await h.control('POST', '/decisions/ticket-routing/versions', { key: DEMO_KEYS.free, confidence_threshold: 0.3 });
+		await h.control('POST', '/decisions/ticket-routing/versions', {
+			key: DEMO_KEYS.free,
+			confidence_threshold: 0.3,
+		});
 		const after = await run(DEMO_KEYS.free, 'ticket-routing', mixed);
 		expect(after.status).toBe('ok');
 		expect(after.choice).toBe(argmax(after.probabilities));
@@ -103,7 +135,10 @@ describe('score', () => {
 
 	function expectConsistent(answer: Run): void {
 		const levels = Object.values(answer.legend ?? {});
-		const expectedRaw = levels.reduce((sum, level, index) => sum + index * answer.probabilities[level], 0);
+		const expectedRaw = levels.reduce(
+			(sum, level, index) => sum + index * answer.probabilities[level],
+			0,
+		);
 		expect(answer.raw_score).toBeCloseTo(expectedRaw, 3);
 		expect(answer.score).toBeCloseTo(((answer.raw_score ?? 0) / (levels.length - 1)) * 100, 1);
 		expect(answer.confidence).toBe(Math.max(...Object.values(answer.probabilities)));
@@ -113,7 +148,12 @@ describe('score', () => {
 
 	it('places a ready buyer near the top and a student near the bottom, consistently', async () => {
 		const hot = await run(DEMO_KEYS.pro, 'lead-scoring', {
-			input: { company: 'Acme', role: 'CTO', message: 'Budget approved: send the contract, we sign this week', employees: 900 },
+			input: {
+				company: 'Acme',
+				role: 'CTO',
+				message: 'Budget approved: send the contract, we sign this week',
+				employees: 900,
+			},
 		});
 		expect(hot.legend).toEqual(legend);
 		expectConsistent(hot);
@@ -121,12 +161,16 @@ describe('score', () => {
 		expect(Math.round(hot.raw_score ?? 0)).toBe(3);
 		expect(hot.score).toBeGreaterThan(80);
 
-		const cold = await run(DEMO_KEYS.pro, 'lead-scoring', { input: { message: 'I am a student just browsing for a hobby project' } });
+		const cold = await run(DEMO_KEYS.pro, 'lead-scoring', {
+			input: { message: 'I am a student just browsing for a hobby project' },
+		});
 		expectConsistent(cold);
 		expect(Math.round(cold.raw_score ?? 3)).toBe(0);
 		expect(cold.score).toBeLessThan(20);
 
-		const middle = await run(DEMO_KEYS.pro, 'lead-scoring', { input: { message: 'We are comparing tools and would like pricing and a free trial' } });
+		const middle = await run(DEMO_KEYS.pro, 'lead-scoring', {
+			input: { message: 'We are comparing tools and would like pricing and a free trial' },
+		});
 		expect(Math.round(middle.raw_score ?? 0)).toBe(2);
 	});
 
@@ -142,7 +186,13 @@ describe('score', () => {
 describe('classify', () => {
 	it('labels are exactly the labels whose probability reached their threshold', async () => {
 		// toxic's threshold is 0.7 in the seed; the others 0.5.
-		const thresholds: Record<string, number> = { spam: 0.5, promotion: 0.5, question: 0.5, complaint: 0.5, toxic: 0.7 };
+		const thresholds: Record<string, number> = {
+			spam: 0.5,
+			promotion: 0.5,
+			question: 0.5,
+			complaint: 0.5,
+			toxic: 0.7,
+		};
 		const texts = [
 			'You won a prize! Click this link to claim free money',
 			'Special offer with promo code SAVE20, limited time discount, buy now',
@@ -179,7 +229,9 @@ describe('classify', () => {
 			},
 		});
 		expect(created.status).toBe(201);
-		const answer = await run(DEMO_KEYS.pro, 'thresholds', { input: 'I want my money back, the app has a bug' });
+		const answer = await run(DEMO_KEYS.pro, 'thresholds', {
+			input: 'I want my money back, the app has a bug',
+		});
 		expect(answer.probabilities.refund).toBeGreaterThan(0.5);
 		expect(answer.probabilities.refund).toBeLessThan(0.99);
 		expect(answer.probabilities.bug).toBeGreaterThanOrEqual(0.2);
@@ -203,7 +255,10 @@ describe('classify', () => {
 
 describe('engines', () => {
 	it('options.engine "llm" forces the fallback: llm_fallback, fallback_reason, self_reported', async () => {
-		const answer = await run(DEMO_KEYS.pro, 'ticket-routing', { input: 'I was charged twice on my invoice', options: { engine: 'llm' } });
+		const answer = await run(DEMO_KEYS.pro, 'ticket-routing', {
+			input: 'I was charged twice on my invoice',
+			options: { engine: 'llm' },
+		});
 		expect(answer).toMatchObject({
 			engine: 'llm_fallback',
 			fallback_reason: 'forced_by_request',
@@ -213,59 +268,98 @@ describe('engines', () => {
 		expect(answer.model).toMatch(/^llm_fallback-\d+\.\d+\.\d+$/);
 		// Self-reported confidence comes in steps of 0.05.
 		expect(Math.round(answer.confidence * 20)).toBeCloseTo(answer.confidence * 20, 6);
-		const primary = await run(DEMO_KEYS.pro, 'ticket-routing', { input: 'I was charged twice on my invoice', options: { engine: 'jev' } });
+		const primary = await run(DEMO_KEYS.pro, 'ticket-routing', {
+			input: 'I was charged twice on my invoice',
+			options: { engine: 'jev' },
+		});
 		expect(primary).toMatchObject({ engine: 'jev', confidence_source: 'calibrated' });
 		expect(primary.fallback_reason).toBeUndefined();
 	});
 
 	it('a primary timeout (fault) answers with the fallback after the timeout; forcing jev then fails uncharged', async () => {
 		await h.control('POST', '/config', { primary_timeout_ms: 120 });
-		await h.control('POST', '/faults', { rules: [{ path: '^/v1/decide/', primary_timeout: true, times: 2 }] });
-		const answer = await run(DEMO_KEYS.pro, 'ticket-routing', { input: 'The app crashes with an error' });
-		expect(answer).toMatchObject({ engine: 'llm_fallback', fallback_reason: 'primary_timeout', confidence_source: 'self_reported', choice: 'technical' });
+		await h.control('POST', '/faults', {
+			rules: [{ path: '^/v1/decide/', primary_timeout: true, times: 2 }],
+		});
+		const answer = await run(DEMO_KEYS.pro, 'ticket-routing', {
+			input: 'The app crashes with an error',
+		});
+		expect(answer).toMatchObject({
+			engine: 'llm_fallback',
+			fallback_reason: 'primary_timeout',
+			confidence_source: 'self_reported',
+			choice: 'technical',
+		});
 		expect(answer.latency_ms).toBeGreaterThanOrEqual(115);
 
 		const before = await h.usage(DEMO_KEYS.pro);
-		const forced = await h.decide(DEMO_KEYS.pro, 'ticket-routing', { input: 'The app crashes', options: { engine: 'jev' } });
+		const forced = await h.decide(DEMO_KEYS.pro, 'ticket-routing', {
+			input: 'The app crashes',
+			options: { engine: 'jev' },
+		});
 		expectRefusal(forced, 504, 'gateway_timeout');
 		expect((await h.usage(DEMO_KEYS.pro)).used).toBe(before.used);
 		// The rule fired twice: the primary answers again.
-		expect((await run(DEMO_KEYS.pro, 'ticket-routing', { input: 'The app crashes' })).engine).toBe('jev');
+		expect((await run(DEMO_KEYS.pro, 'ticket-routing', { input: 'The app crashes' })).engine).toBe(
+			'jev',
+		);
 	});
 });
 
 describe('refusals', () => {
 	it('unknown slug 404, bad slug 400 naming slug, draft 409', async () => {
-		expectRefusal(await h.decide(DEMO_KEYS.pro, 'no-such-decision', { input: 'x' }), 404, 'decision_not_found');
+		expectRefusal(
+			await h.decide(DEMO_KEYS.pro, 'no-such-decision', { input: 'x' }),
+			404,
+			'decision_not_found',
+		);
 		const bad = await h.decide(DEMO_KEYS.pro, 'Ticket_Routing', { input: 'x' });
 		expectRefusal(bad, 400, 'invalid_request');
 		expect(bad.json.error.details).toEqual([expect.objectContaining({ field: 'slug' })]);
 		await h.api('POST', '/decisions', {
 			key: DEMO_KEYS.pro,
-			body: { name: 'Draft', type: 'route', instructions: 'Which?', options: 'a, b', publish: false },
+			body: {
+				name: 'Draft',
+				type: 'route',
+				instructions: 'Which?',
+				options: 'a, b',
+				publish: false,
+			},
 		});
 		expectRefusal(await h.decide(DEMO_KEYS.pro, 'draft', { input: 'x' }), 409, 'decision_not_live');
 	});
 
 	it('input breaking the declared fields: one detail per field, named input.<field>', async () => {
-		const answer = await h.decide(DEMO_KEYS.pro, 'ticket-routing', { input: { body: 42, plan: ['pro'] } });
+		const answer = await h.decide(DEMO_KEYS.pro, 'ticket-routing', {
+			input: { body: 42, plan: ['pro'] },
+		});
 		expectRefusal(answer, 400, 'invalid_request');
 		expect(answer.json.error.details).toEqual([
 			{ field: 'input.subject', message: 'is required' },
 			{ field: 'input.body', message: 'must be a string, got number' },
 			{ field: 'input.plan', message: 'must be a string, got array' },
 		]);
-		const number = await h.decide(DEMO_KEYS.pro, 'lead-scoring', { input: { message: 'hi', employees: 'many' } });
-		expect(number.json.error.details).toEqual([{ field: 'input.employees', message: 'must be a number, got string' }]);
+		const number = await h.decide(DEMO_KEYS.pro, 'lead-scoring', {
+			input: { message: 'hi', employees: 'many' },
+		});
+		expect(number.json.error.details).toEqual([
+			{ field: 'input.employees', message: 'must be a number, got string' },
+		]);
 	});
 
 	it('a body breaking the request schema names the field', async () => {
 		const noInput = await h.decide(DEMO_KEYS.pro, 'ticket-routing', { options: {} });
 		expectRefusal(noInput, 400, 'invalid_request');
 		expect(noInput.json.error.details[0].field).toBe('input');
-		const badEngine = await h.decide(DEMO_KEYS.pro, 'ticket-routing', { input: 'x', options: { engine: 'gpt' } });
+		const badEngine = await h.decide(DEMO_KEYS.pro, 'ticket-routing', {
+			input: 'x',
+			options: { engine: 'gpt' },
+		});
 		expect(badEngine.json.error.details[0].field).toBe('options.engine');
-		const badVersion = await h.decide(DEMO_KEYS.pro, 'ticket-routing', { input: 'x', options: { version: 0 } });
+		const badVersion = await h.decide(DEMO_KEYS.pro, 'ticket-routing', {
+			input: 'x',
+			options: { version: 0 },
+		});
 		expect(badVersion.json.error.details[0].field).toBe('options.version');
 		const empty = await h.api('POST', '/decide/ticket-routing', { key: DEMO_KEYS.pro });
 		expectRefusal(empty, 400, 'invalid_request');

@@ -1,6 +1,11 @@
 /** Raw-HTTP helpers for the sandbox's own tests: each test file starts its own sandbox. */
 import { request } from 'undici';
-import { DEMO_KEYS, startSandbox, type RunningSandbox, type SandboxOptions } from '../../sandbox/server';
+import {
+	DEMO_KEYS,
+	startSandbox,
+	type RunningSandbox,
+	type SandboxOptions,
+} from '../../sandbox/server';
 
 export { DEMO_KEYS };
 
@@ -25,7 +30,8 @@ export class Harness {
 	constructor(private started?: RunningSandbox) {}
 
 	get sandbox(): RunningSandbox {
-		if (!this.started) throw new Error('the sandbox is not started yet (useHarness starts it in beforeAll)');
+		if (!this.started)
+			throw new Error('the sandbox is not started yet (useHarness starts it in beforeAll)');
 		return this.started;
 	}
 
@@ -37,8 +43,13 @@ export class Harness {
 		return this.sandbox.baseUrl;
 	}
 
-	async call(method: 'GET' | 'POST' | 'DELETE', url: string, options: CallOptions = {}): Promise<Answer> {
-		const body = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+	async call(
+		method: 'GET' | 'POST' | 'DELETE',
+		url: string,
+		options: CallOptions = {},
+	): Promise<Answer> {
+		const body =
+			options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
 		const response = await request(url, {
 			method,
 			headers: {
@@ -72,9 +83,11 @@ export class Harness {
 	}
 
 	/** A call of the control surface; throws unless 2xx. */
-	async control(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any -- see Answer.json
+	// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see Answer.json
+	async control(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<any> {
 		const answer = await this.call(method, `${this.sandbox.origin}/_control${path}`, { body });
-		if (answer.status >= 300) throw new Error(`control ${method} ${path}: ${answer.status} ${answer.text}`);
+		if (answer.status >= 300)
+			throw new Error(`control ${method} ${path}: ${answer.status} ${answer.text}`);
 		return answer.json;
 	}
 

@@ -1,5 +1,9 @@
 /** Rate limit, monthly quota, retention and feedback, on the virtual clock. */
-import { quotaExceededDetailsSchema, RATE_LIMIT_HEADERS, rateLimitedDetailsSchema } from '../../src/contract';
+import {
+	quotaExceededDetailsSchema,
+	RATE_LIMIT_HEADERS,
+	rateLimitedDetailsSchema,
+} from '../../src/contract';
 import { DEMO_KEYS, useHarness, type Answer } from './helpers';
 
 const h = useHarness();
@@ -8,7 +12,11 @@ const DAY = 24 * 60 * 60 * 1000;
 const ticket = { input: { subject: 'Invoice', body: 'I was charged twice on my invoice' } };
 
 function rateHeaders(answer: Answer): { limit: number; remaining: number; reset: number } {
-	for (const header of [RATE_LIMIT_HEADERS.limit, RATE_LIMIT_HEADERS.remaining, RATE_LIMIT_HEADERS.reset]) {
+	for (const header of [
+		RATE_LIMIT_HEADERS.limit,
+		RATE_LIMIT_HEADERS.remaining,
+		RATE_LIMIT_HEADERS.reset,
+	]) {
 		expect(answer.headers[header]).toMatch(/^\d+$/);
 	}
 	return {
@@ -40,7 +48,14 @@ describe('rate limit (fixed window per key)', () => {
 		expect(rateHeaders(refused)).toMatchObject({ limit: 30, remaining: 0 });
 		// The limit is per key, on the metered routes: creating is refused too, reading is not
 		// (and carries no rate headers); another key is not affected.
-		expect((await h.api('POST', '/decisions', { key: DEMO_KEYS.free, body: { template: 'sentiment', name: 'Mood' } })).status).toBe(429);
+		expect(
+			(
+				await h.api('POST', '/decisions', {
+					key: DEMO_KEYS.free,
+					body: { template: 'sentiment', name: 'Mood' },
+				})
+			).status,
+		).toBe(429);
 		const read = await h.api('GET', '/decisions', { key: DEMO_KEYS.free });
 		expect(read.status).toBe(200);
 		expect(read.headers[RATE_LIMIT_HEADERS.limit]).toBeUndefined();
@@ -55,20 +70,33 @@ describe('rate limit (fixed window per key)', () => {
 	});
 
 	it('a scaled-down window (rate_window_ms) refills in real time', async () => {
-		expect(await h.control('POST', '/clock', { rate_window_ms: 1_500 })).toMatchObject({ rate_window_ms: 1_500 });
-		for (let index = 0; index < 30; index += 1) await h.decide(DEMO_KEYS.free, 'content-labels', { input: { text: `hi ${index}` } });
-		const refused = await h.decide(DEMO_KEYS.free, 'content-labels', { input: { text: 'one too many' } });
+		expect(await h.control('POST', '/clock', { rate_window_ms: 1_500 })).toMatchObject({
+			rate_window_ms: 1_500,
+		});
+		for (let index = 0; index < 30; index += 1)
+			await h.decide(DEMO_KEYS.free, 'content-labels', { input: { text: `hi ${index}` } });
+		const refused = await h.decide(DEMO_KEYS.free, 'content-labels', {
+			input: { text: 'one too many' },
+		});
 		expect(refused.status).toBe(429);
 		expect(['1', '2']).toContain(refused.headers['retry-after']);
 		expect(rateHeaders(refused).reset).toBe(Number(refused.headers['retry-after']));
 		await new Promise((resolve) => setTimeout(resolve, 1_600));
-		expect((await h.decide(DEMO_KEYS.free, 'content-labels', { input: { text: 'next window' } })).status).toBe(200);
+		expect(
+			(await h.decide(DEMO_KEYS.free, 'content-labels', { input: { text: 'next window' } })).status,
+		).toBe(200);
 	});
 
 	it('every decide answer carries the headers: 200, 400, 404, 409 and 429; a 401 does not', async () => {
 		await h.api('POST', '/decisions', {
 			key: DEMO_KEYS.pro,
-			body: { name: 'Draft', type: 'route', instructions: 'Which?', options: 'a, b', publish: false },
+			body: {
+				name: 'Draft',
+				type: 'route',
+				instructions: 'Which?',
+				options: 'a, b',
+				publish: false,
+			},
 		});
 		const answers = [
 			await h.decide(DEMO_KEYS.pro, 'ticket-routing', ticket),
@@ -97,7 +125,10 @@ describe('rate limit (fixed window per key)', () => {
 			await h.decide(DEMO_KEYS.free, 'nope', ticket),
 			await h.decide(DEMO_KEYS.free, 'ticket-routing', { input: 'x', options: { version: 9 } }),
 			await h.api('POST', '/decide/ticket-routing', { key: DEMO_KEYS.free, raw: '{not json' }),
-			await h.api('POST', '/decisions', { key: DEMO_KEYS.free, body: { template: 'no-such-template' } }),
+			await h.api('POST', '/decisions', {
+				key: DEMO_KEYS.free,
+				body: { template: 'no-such-template' },
+			}),
 		];
 		expect(errors.map((answer) => answer.status)).toEqual([400, 404, 404, 400, 404]);
 		for (const answer of errors) expect(rateHeaders(answer).remaining).toBe(remaining);
@@ -118,7 +149,12 @@ describe('rate limit (fixed window per key)', () => {
 		}
 		await h.control('POST', '/usage', { key: DEMO_KEYS.unlimited, used: 10_000_000 });
 		expect((await h.decide(DEMO_KEYS.unlimited, 'ticket-routing', ticket)).status).toBe(200);
-		expect(await h.usage(DEMO_KEYS.unlimited)).toMatchObject({ plan: 'unlimited', quota: null, used: 10_000_001, rate: { limit: null } });
+		expect(await h.usage(DEMO_KEYS.unlimited)).toMatchObject({
+			plan: 'unlimited',
+			quota: null,
+			used: 10_000_001,
+			rate: { limit: null },
+		});
 	});
 });
 
@@ -128,7 +164,9 @@ describe('monthly quota (per account, UTC calendar month)', () => {
 		await h.api('GET', '/templates', { key: DEMO_KEYS.free });
 		expect((await h.usage(DEMO_KEYS.free)).used).toBe(0);
 		await h.control('POST', '/usage', { key: DEMO_KEYS.free, used: 98 });
-		expect((await h.decide(DEMO_KEYS.free, 'ticket-routing', { input: 'hello' })).json.status).toBe('uncertain');
+		expect((await h.decide(DEMO_KEYS.free, 'ticket-routing', { input: 'hello' })).json.status).toBe(
+			'uncertain',
+		);
 		expect((await h.decide(DEMO_KEYS.free, 'ticket-routing', ticket)).json.status).toBe('ok');
 		expect((await h.usage(DEMO_KEYS.free)).used).toBe(100);
 
@@ -142,7 +180,9 @@ describe('monthly quota (per account, UTC calendar month)', () => {
 		const { now } = await h.control('GET', '/clock');
 		const date = new Date(now);
 		const nextMonth = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
-		expect(Math.abs(details.retry_after - Math.ceil((nextMonth - date.getTime()) / 1000))).toBeLessThanOrEqual(2);
+		expect(
+			Math.abs(details.retry_after - Math.ceil((nextMonth - date.getTime()) / 1000)),
+		).toBeLessThanOrEqual(2);
 		// Reads still work at the quota; the refusal consumed no rate budget.
 		expect((await h.api('GET', '/decisions', { key: DEMO_KEYS.free })).status).toBe(200);
 		expect((await h.usage(DEMO_KEYS.free)).used).toBe(100);
@@ -170,33 +210,49 @@ describe('feedback and retention', () => {
 	it('feedback on a run: 200 with the record, stored on the run; note optional; empty feedback 400', async () => {
 		const run = await h.decide(DEMO_KEYS.pro, 'ticket-routing', ticket);
 		const path = `/runs/${run.json.run_id}/feedback`;
-		const answer = await h.api('POST', path, { key: DEMO_KEYS.pro, body: { feedback: 'correct', note: 'checked' } });
+		const answer = await h.api('POST', path, {
+			key: DEMO_KEYS.pro,
+			body: { feedback: 'correct', note: 'checked' },
+		});
 		expect(answer.status).toBe(200);
 		expect(answer.json).toEqual({ run_id: run.json.run_id, feedback: 'correct', note: 'checked' });
 		const stored = await h.control('GET', `/runs/${run.json.run_id}?key=${DEMO_KEYS.pro}`);
 		expect(stored.feedback).toMatchObject({ feedback: 'correct', note: 'checked' });
 		expect(stored.response.run_id).toBe(run.json.run_id);
 
-		const noNote = await h.api('POST', path, { key: DEMO_KEYS.pro, body: { feedback: 'technical' } });
+		const noNote = await h.api('POST', path, {
+			key: DEMO_KEYS.pro,
+			body: { feedback: 'technical' },
+		});
 		expect(noNote.json).toEqual({ run_id: run.json.run_id, feedback: 'technical' });
-		const empty = await h.api('POST', path, { key: DEMO_KEYS.pro, body: { feedback: '  ', note: 'x' } });
+		const empty = await h.api('POST', path, {
+			key: DEMO_KEYS.pro,
+			body: { feedback: '  ', note: 'x' },
+		});
 		expect(empty.status).toBe(400);
 		expect(empty.json.error.details[0].field).toBe('feedback');
 	});
 
 	it('unknown run, or a run of another account, is 404 run_not_found', async () => {
 		const run = await h.decide(DEMO_KEYS.pro, 'ticket-routing', ticket);
-		const unknown = await h.api('POST', '/runs/run_nope/feedback', { key: DEMO_KEYS.pro, body: { feedback: 'correct' } });
+		const unknown = await h.api('POST', '/runs/run_nope/feedback', {
+			key: DEMO_KEYS.pro,
+			body: { feedback: 'correct' },
+		});
 		expect(unknown.status).toBe(404);
 		expect(unknown.json.error.code).toBe('run_not_found');
-		const other = await h.api('POST', `/runs/${run.json.run_id}/feedback`, { key: DEMO_KEYS.scale, body: { feedback: 'correct' } });
+		const other = await h.api('POST', `/runs/${run.json.run_id}/feedback`, {
+			key: DEMO_KEYS.scale,
+			body: { feedback: 'correct' },
+		});
 		expect(other.status).toBe(404);
 	});
 
 	it('runs are purged after 7 days on Free and 30 days on paid plans', async () => {
 		const free = await h.decide(DEMO_KEYS.free, 'ticket-routing', ticket);
 		const starter = await h.decide(DEMO_KEYS.starter, 'ticket-routing', ticket);
-		const feedback = (key: string, runId: string) => h.api('POST', `/runs/${runId}/feedback`, { key, body: { feedback: 'correct' } });
+		const feedback = (key: string, runId: string) =>
+			h.api('POST', `/runs/${runId}/feedback`, { key, body: { feedback: 'correct' } });
 
 		await h.control('POST', '/clock', { advance_ms: 6 * DAY });
 		expect((await feedback(DEMO_KEYS.free, free.json.run_id)).status).toBe(200);

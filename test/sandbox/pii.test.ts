@@ -58,7 +58,11 @@ describe('detectors (unit)', () => {
 			],
 			'standard',
 		);
-		expect(result.value).toEqual({ customer_email: '<CUSTOMER_EMAIL_1>', account: '<ACCOUNT_1>', body: 'me: <EMAIL_1> and again <EMAIL_1>' });
+		expect(result.value).toEqual({
+			customer_email: '<CUSTOMER_EMAIL_1>',
+			account: '<ACCOUNT_1>',
+			body: 'me: <EMAIL_1> and again <EMAIL_1>',
+		});
 		expect(result.count).toBe(4);
 	});
 
@@ -98,7 +102,17 @@ describe('over HTTP, before the engine', () => {
 		plan: 'pro',
 	};
 	// Every raw value the pseudonymisation must remove (the bad IBAN is not one: it stays, by design).
-	const raws = [EMAIL, PHONE, IBAN, IBAN.replace(/ /g, ''), URL, DATE, DECLARED, 'jane.doe', 'example.com/orders'];
+	const raws = [
+		EMAIL,
+		PHONE,
+		IBAN,
+		IBAN.replace(/ /g, ''),
+		URL,
+		DATE,
+		DECLARED,
+		'jane.doe',
+		'example.com/orders',
+	];
 
 	/** Fails with a short message (not the whole haystack) when `needle` is in `haystack`. */
 	function expectAbsent(haystack: string, needle: string): void {
@@ -113,7 +127,14 @@ describe('over HTTP, before the engine', () => {
 		expect(answer.json.choice).toBe('billing');
 
 		const stored = await h.control('GET', `/runs/${answer.json.run_id}?key=${DEMO_KEYS.free}`);
-		expect(stored.pii_kinds).toEqual({ DATE: 1, EMAIL: 1, PHONE: 1, IBAN: 1, URL: 1, CUSTOMER_EMAIL: 1 });
+		expect(stored.pii_kinds).toEqual({
+			DATE: 1,
+			EMAIL: 1,
+			PHONE: 1,
+			IBAN: 1,
+			URL: 1,
+			CUSTOMER_EMAIL: 1,
+		});
 		expect(stored.input).toEqual({
 			subject: 'Invoice <DATE_1>',
 			body: `I was charged twice. Mail <EMAIL_1>, phone <PHONE_1>, IBAN <IBAN_1>, wrong one ${BAD_IBAN}, see <URL_1>. Card ${CARD} from ${IP}.`,
@@ -135,14 +156,18 @@ describe('over HTTP, before the engine', () => {
 		expect(pro.json.pii_redacted).toBe(8);
 		const stored = await h.control('GET', `/runs/${pro.json.run_id}?key=${DEMO_KEYS.pro}`);
 		expect(stored.input.body).toContain('Card <CARD_1> from <IP_1>.');
-		const proAccount = h.sandbox.store.snapshot().accounts.find((account) => account.plan === 'pro');
+		const proAccount = h.sandbox.store
+			.snapshot()
+			.accounts.find((account) => account.plan === 'pro');
 		const proState = JSON.stringify(proAccount?.runs);
 		expect(proState).toContain('<CARD_1>');
 		for (const raw of [...raws, CARD, IP]) expectAbsent(proState, raw);
 	});
 
 	it('free-text input is scanned too', async () => {
-		const answer = await h.decide(DEMO_KEYS.free, 'ticket-routing', { input: `Refund to ${IBAN} please, write to ${EMAIL}` });
+		const answer = await h.decide(DEMO_KEYS.free, 'ticket-routing', {
+			input: `Refund to ${IBAN} please, write to ${EMAIL}`,
+		});
 		expect(answer.json.pii_redacted).toBe(2);
 		const stored = await h.control('GET', `/runs/${answer.json.run_id}?key=${DEMO_KEYS.free}`);
 		expect(stored.input).toBe('Refund to <IBAN_1> please, write to <EMAIL_1>');

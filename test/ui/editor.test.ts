@@ -25,8 +25,15 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, selectors, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
-import { ensureChromium } from '../../scripts/lib/chromium';
+import {
+	chromium,
+	selectors,
+	type Browser,
+	type BrowserContext,
+	type Locator,
+	type Page,
+} from 'playwright-core';
+import { ensureChromium } from '../../harness/chromium';
 import {
 	CREDENTIAL_ID,
 	CREDENTIAL_NAME,
@@ -39,8 +46,8 @@ import {
 	signIn,
 	startN8n,
 	type N8nInstance,
-} from '../../scripts/lib/n8n-env';
-import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../support/sandbox';
+} from '../../harness/n8n-env';
+import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
 
 jest.setTimeout(240_000);
 
@@ -48,17 +55,48 @@ jest.setTimeout(240_000);
 const UI_TIMEOUT = 45_000;
 const WORKFLOW_NAME = 'Decision Service editor test';
 const NODE_NAME = 'Decide';
-const ROUTE_OUTPUTS = ['billing', 'technical', 'sales', 'account', 'Uncertain', 'Pending Review', 'Other'];
+const ROUTE_OUTPUTS = [
+	'billing',
+	'technical',
+	'sales',
+	'account',
+	'Uncertain',
+	'Pending Review',
+	'Other',
+];
 /** One ticket per team, and a vague one that the Pro plan sends to human review. */
 const TICKETS = [
-	{ subject: 'Charged twice', body: 'I was charged twice on my invoice for March, please refund the duplicate payment.', customer_email: 'ana@example.com', plan: 'pro' },
-	{ subject: 'App crashes on login', body: 'Since the last update the app crashes with an error every time I log in.', customer_email: 'li@example.com', plan: 'starter' },
-	{ subject: 'Pricing for 200 seats', body: 'We would like a quote and a demo for 200 seats, can we talk to sales?', customer_email: 'sam@example.org', plan: 'free' },
-	{ subject: 'Change my email', body: 'Please change the email address of my account and reset my password.', customer_email: 'jo@example.net', plan: 'pro' },
+	{
+		subject: 'Charged twice',
+		body: 'I was charged twice on my invoice for March, please refund the duplicate payment.',
+		customer_email: 'ana@example.com',
+		plan: 'pro',
+	},
+	{
+		subject: 'App crashes on login',
+		body: 'Since the last update the app crashes with an error every time I log in.',
+		customer_email: 'li@example.com',
+		plan: 'starter',
+	},
+	{
+		subject: 'Pricing for 200 seats',
+		body: 'We would like a quote and a demo for 200 seats, can we talk to sales?',
+		customer_email: 'sam@example.org',
+		plan: 'free',
+	},
+	{
+		subject: 'Change my email',
+		body: 'Please change the email address of my account and reset my password.',
+		customer_email: 'jo@example.net',
+		plan: 'pro',
+	},
 	{ subject: 'hello', body: 'hello', customer_email: 'kim@example.com', plan: 'free' },
 ];
 
-const screenshotDir = process.env.UPDATE_SCREENSHOTS === '1' ? join(projectRoot, 'docs', 'screenshots') : join(tmpdir(), 'decision-service-ui-screenshots');
+const screenshotDir =
+	process.env.UPDATE_SCREENSHOTS === '1'
+		? join(projectRoot, 'docs', 'screenshots')
+		: join(tmpdir(), 'decision-service-ui-screenshots');
 
 let sb: TestSandbox | undefined;
 let work: string | undefined;
@@ -87,7 +125,11 @@ async function freePortPair(): Promise<number> {
 }
 
 /** Polls `read` until `check` passes (jest assertions inside), then fails with the last assertion error. */
-async function eventually<T>(read: () => Promise<T>, check: (value: T) => void, timeoutMs = UI_TIMEOUT): Promise<T> {
+async function eventually<T>(
+	read: () => Promise<T>,
+	check: (value: T) => void,
+	timeoutMs = UI_TIMEOUT,
+): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		let value: T | undefined;
@@ -118,14 +160,20 @@ function step(name: string, body: () => Promise<void>): void {
 		} catch (error) {
 			failed = true;
 			mkdirSync(screenshotDir, { recursive: true });
-			await page?.screenshot({ path: join(screenshotDir, `failed-${name.replace(/\W+/g, '-').slice(0, 60)}.png`) }).catch(() => undefined);
+			await page
+				?.screenshot({
+					path: join(screenshotDir, `failed-${name.replace(/\W+/g, '-').slice(0, 60)}.png`),
+				})
+				.catch(() => undefined);
 			throw error;
 		}
 	});
 }
 
-const canvasNode = (name: string) => page.locator(`[data-test-id="canvas-node"][data-node-name="${name}"]`);
-const outputHandles = (name: string) => page.locator(`[data-test-id="canvas-node-output-handle"][data-node-name="${name}"]`);
+const canvasNode = (name: string) =>
+	page.locator(`[data-test-id="canvas-node"][data-node-name="${name}"]`);
+const outputHandles = (name: string) =>
+	page.locator(`[data-test-id="canvas-node-output-handle"][data-node-name="${name}"]`);
 const ndv = () => page.getByTestId('ndv');
 
 /** Each output handle of a node on the canvas: its label and the item count n8n shows beside it. */
@@ -142,13 +190,17 @@ async function outputsOnCanvas(name: string): Promise<Array<{ label: string; ite
 }
 
 /** The option a select (n8n's element-plus combobox) shows as chosen. */
-const selectedOption = (select: Locator) => select.locator('input[role="combobox"]').first().inputValue();
+const selectedOption = (select: Locator) =>
+	select.locator('input[role="combobox"]').first().inputValue();
 
 async function chooseOption(parameter: string, option: string): Promise<void> {
 	await ndv().getByTestId(`parameter-input-${parameter}`).click();
 	// An option's accessible name is its label followed by its description.
 	await page.getByRole('option', { name: new RegExp(`^${option}`) }).click();
-	await eventually(() => selectedOption(ndv().getByTestId(`parameter-input-${parameter}`)), (value) => expect(value).toBe(option));
+	await eventually(
+		() => selectedOption(ndv().getByTestId(`parameter-input-${parameter}`)),
+		(value) => expect(value).toBe(option),
+	);
 }
 
 async function openNode(name: string): Promise<void> {
@@ -187,9 +239,34 @@ async function createWorkflow(url: string): Promise<string> {
 			active: false,
 			settings: { executionOrder: 'v1' },
 			nodes: [
-				{ id: 'ui-start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-				{ id: 'ui-tickets', name: 'Tickets', type: 'n8n-nodes-base.set', typeVersion: 3.4, position: [220, 0], parameters: { mode: 'raw', jsonOutput: JSON.stringify({ tickets: TICKETS }, null, 2), options: {} } },
-				{ id: 'ui-split', name: 'One item each', type: 'n8n-nodes-base.splitOut', typeVersion: 1, position: [440, 0], parameters: { fieldToSplitOut: 'tickets', options: {} } },
+				{
+					id: 'ui-start',
+					name: 'Start',
+					type: 'n8n-nodes-base.manualTrigger',
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: {},
+				},
+				{
+					id: 'ui-tickets',
+					name: 'Tickets',
+					type: 'n8n-nodes-base.set',
+					typeVersion: 3.4,
+					position: [220, 0],
+					parameters: {
+						mode: 'raw',
+						jsonOutput: JSON.stringify({ tickets: TICKETS }, null, 2),
+						options: {},
+					},
+				},
+				{
+					id: 'ui-split',
+					name: 'One item each',
+					type: 'n8n-nodes-base.splitOut',
+					typeVersion: 1,
+					position: [440, 0],
+					parameters: { fieldToSplitOut: 'tickets', options: {} },
+				},
 				{
 					id: 'ui-decide',
 					name: NODE_NAME,
@@ -207,7 +284,8 @@ async function createWorkflow(url: string): Promise<string> {
 			},
 		}),
 	});
-	if (!response.ok) throw new Error(`creating the workflow answered ${response.status}: ${await response.text()}`);
+	if (!response.ok)
+		throw new Error(`creating the workflow answered ${response.status}: ${await response.text()}`);
 	const { data } = (await response.json()) as { data: { id: string } };
 	return data.id;
 }
@@ -226,7 +304,13 @@ async function setUp(): Promise<void> {
 	sb = await startTestSandbox();
 	work = mkdtempSync(join(tmpdir(), 'decision-service-ui-'));
 	const tarball = packTarball(join(work, 'pack'));
-	const prepared = prepareN8n({ userFolder: join(work, 'user'), tarball, sandboxBaseUrl: sb.baseUrl, apiKey: DEMO_KEYS.pro, port: await freePortPair() });
+	const prepared = prepareN8n({
+		userFolder: join(work, 'user'),
+		tarball,
+		sandboxBaseUrl: sb.baseUrl,
+		apiKey: DEMO_KEYS.pro,
+		port: await freePortPair(),
+	});
 	n8n = await startN8n(prepared, {
 		log: (chunk) => {
 			n8nLog.push(chunk);
@@ -239,18 +323,36 @@ async function setUp(): Promise<void> {
 	browser = await chromium.launch({
 		executablePath,
 		headless: true,
-		args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+		args: [
+			'--no-sandbox',
+			'--disable-gpu',
+			'--disable-background-networking',
+			'--disable-component-update',
+			'--disable-sync',
+			'--no-first-run',
+			'--disable-quic',
+		],
 	});
-	context = await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: 'en-US', timezoneId: 'UTC' });
+	context = await browser.newContext({
+		viewport: { width: 1440, height: 900 },
+		locale: 'en-US',
+		timezoneId: 'UTC',
+	});
 	page = await context.newPage();
 	page.setDefaultTimeout(UI_TIMEOUT);
 	page.on('pageerror', (error) => pageErrors.push(error.message));
 	// First-run modals, surveys and "what's new" dialogs may open at any time: close them before
 	// any action they would cover. (The NDV is a native <dialog>, never matched here.)
 	await page.addLocatorHandler(
-		page.locator('[data-test-id="nps-survey-modal"]:visible, [data-test-id="whats-new-modal"]:visible, .el-overlay-dialog .el-dialog:visible').first(),
+		page
+			.locator(
+				'[data-test-id="nps-survey-modal"]:visible, [data-test-id="whats-new-modal"]:visible, .el-overlay-dialog .el-dialog:visible',
+			)
+			.first(),
 		async (overlay) => {
-			const close = overlay.locator('.el-dialog__headerbtn, [data-test-id="close-button"], [aria-label="Close"]').first();
+			const close = overlay
+				.locator('.el-dialog__headerbtn, [data-test-id="close-button"], [aria-label="Close"]')
+				.first();
 			if (await close.isVisible()) await close.click();
 			else await page.keyboard.press('Escape');
 		},
@@ -282,19 +384,36 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 		expect(new URL(page.url()).pathname).not.toMatch(/signin|setup/);
 	});
 
-	step('opens the workflow: the node has only the fixed outputs before a decision is picked', async () => {
-		await page.goto(`${n8n!.url}/workflow/${workflowId}`);
-		await canvasNode(NODE_NAME).waitFor({ timeout: UI_TIMEOUT });
-		const names: Array<string | null> = [];
-		for (const node of await page.getByTestId('canvas-node').all()) names.push(await node.getAttribute('data-node-name'));
-		expect(names).toEqual(expect.arrayContaining(['Start', 'Tickets', 'One item each', NODE_NAME]));
-		await eventually(() => outputsOnCanvas(NODE_NAME), (outputs) => expect(outputs.map((output) => output.label)).toEqual(['Uncertain', 'Pending Review', 'Other']));
-	});
+	step(
+		'opens the workflow: the node has only the fixed outputs before a decision is picked',
+		async () => {
+			await page.goto(`${n8n!.url}/workflow/${workflowId}`);
+			await canvasNode(NODE_NAME).waitFor({ timeout: UI_TIMEOUT });
+			const names: Array<string | null> = [];
+			for (const node of await page.getByTestId('canvas-node').all())
+				names.push(await node.getAttribute('data-node-name'));
+			expect(names).toEqual(
+				expect.arrayContaining(['Start', 'Tickets', 'One item each', NODE_NAME]),
+			);
+			await eventually(
+				() => outputsOnCanvas(NODE_NAME),
+				(outputs) =>
+					expect(outputs.map((output) => output.label)).toEqual([
+						'Uncertain',
+						'Pending Review',
+						'Other',
+					]),
+			);
+		},
+	);
 
 	step('searches the Decision list and picks ticket-routing', async () => {
 		await openNode(NODE_NAME);
 		// The credential of the sandbox is attached to the node.
-		await eventually(() => selectedOption(ndv().getByTestId('node-credentials-select')), (value) => expect(value).toBe(CREDENTIAL_NAME));
+		await eventually(
+			() => selectedOption(ndv().getByTestId('node-credentials-select')),
+			(value) => expect(value).toBe(CREDENTIAL_NAME),
+		);
 
 		await widenParameters(200);
 		const locator = ndv().getByTestId('resource-locator-decision');
@@ -303,85 +422,142 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 		// Opened: the account's three demo decisions, loaded from the sandbox by searchDecisions.
 		await eventually(
 			() => items.allInnerTexts(),
-			(texts) => expect(texts.map((text) => text.trim()).sort()).toEqual(['Content labels (classify)', 'Lead scoring (score)', 'Ticket routing (route)']),
+			(texts) =>
+				expect(texts.map((text) => text.trim()).sort()).toEqual([
+					'Content labels (classify)',
+					'Lead scoring (score)',
+					'Ticket routing (route)',
+				]),
 		);
 		await page.getByTestId('rlc-search').fill('ticket');
 		// The search goes to the node's list method: only the matching decision stays.
-		await eventually(() => items.allInnerTexts(), (texts) => expect(texts.map((text) => text.trim())).toEqual(['Ticket routing (route)']));
+		await eventually(
+			() => items.allInnerTexts(),
+			(texts) => expect(texts.map((text) => text.trim())).toEqual(['Ticket routing (route)']),
+		);
 		await screenshot('01-decision-picker');
 
 		await items.filter({ hasText: 'Ticket routing (route)' }).click();
-		await eventually(() => locator.getByTestId('rlc-input').inputValue(), (value) => expect(value).toBe('Ticket routing (route)'));
-	});
-
-	step("shows the decision's context fields in the input form, the personal-data one labelled", async () => {
-		const inputFields = ndv().getByTestId('mapping-fields-container').first();
-		const labels = async () =>
-			(await inputFields.locator('label[for^="value["]').allInnerTexts()).map((text) => text.split('\n')[0].trim());
-		await eventually(labels, (texts) => expect(texts).toEqual(['subject', 'body', 'customer_email (personal data)', 'plan']));
-		for (const field of ['subject', 'body', 'customer_email', 'plan']) {
-			expect(await inputFields.getByTestId(`parameter-input-${field}`).isVisible()).toBe(true);
-		}
-		await inputFields.scrollIntoViewIfNeeded();
-		await screenshot('02-input-fields');
-	});
-
-	step('routes to one output per option on the canvas (switching Output back and forth)', async () => {
-		await chooseOption('outputMode', 'Single Output');
-		await eventually(() => outputHandles(NODE_NAME).count(), (count) => expect(count).toBe(1));
-
-		await chooseOption('outputMode', 'Route to Outputs');
-		// The Outputs list is loaded from the decision: one row per option.
 		await eventually(
-			() => ndv().getByTestId('mapping-fields-container').last().locator('label[for^="value["]').allInnerTexts(),
-			(texts) => expect(texts.map((text) => text.split('\n')[0].trim())).toEqual(['billing', 'technical', 'sales', 'account']),
+			() => locator.getByTestId('rlc-input').inputValue(),
+			(value) => expect(value).toBe('Ticket routing (route)'),
 		);
-		await closeNode();
-		await eventually(() => outputsOnCanvas(NODE_NAME), (outputs) => expect(outputs.map((output) => output.label)).toEqual(ROUTE_OUTPUTS));
-		for (const label of ROUTE_OUTPUTS) {
-			expect(await outputHandles(NODE_NAME).filter({ hasText: label }).first().isVisible()).toBe(true);
-		}
-		await page.getByTestId('zoom-to-fit').click();
-		await screenshot('03-outputs-on-canvas');
 	});
 
-	step('runs the workflow: each ticket arrives on the output of its team, the vague one on Pending Review', async () => {
-		// Map Automatically: the tickets' fields have the names of the decision's fields.
-		await openNode(NODE_NAME);
-		await ndv().getByTestId('mapping-mode-select').locator('input[role="combobox"]').click();
-		await page.getByRole('option', { name: /^Map Automatically/ }).click();
-		await eventually(() => selectedOption(ndv().getByTestId('mapping-mode-select')), (value) => expect(value).toBe('Map Automatically'));
-		await closeNode();
+	step(
+		"shows the decision's context fields in the input form, the personal-data one labelled",
+		async () => {
+			const inputFields = ndv().getByTestId('mapping-fields-container').first();
+			const labels = async () =>
+				(await inputFields.locator('label[for^="value["]').allInnerTexts()).map((text) =>
+					text.split('\n')[0].trim(),
+				);
+			await eventually(labels, (texts) =>
+				expect(texts).toEqual(['subject', 'body', 'customer_email (personal data)', 'plan']),
+			);
+			for (const field of ['subject', 'body', 'customer_email', 'plan']) {
+				expect(await inputFields.getByTestId(`parameter-input-${field}`).isVisible()).toBe(true);
+			}
+			await inputFields.scrollIntoViewIfNeeded();
+			await screenshot('02-input-fields');
+		},
+	);
 
-		await page.getByTestId('execute-workflow-button').click();
-		const succeeded = canvasNode(NODE_NAME).getByTestId('canvas-node-status-success');
-		const error = page.locator('.el-notification--error, [data-test-id="canvas-node-status-error"]').first();
-		await succeeded.or(error).first().waitFor({ timeout: 90_000 });
-		if (await error.isVisible()) throw new Error(`the run failed in the editor: ${await error.innerText()}`);
+	step(
+		'routes to one output per option on the canvas (switching Output back and forth)',
+		async () => {
+			await chooseOption('outputMode', 'Single Output');
+			await eventually(
+				() => outputHandles(NODE_NAME).count(),
+				(count) => expect(count).toBe(1),
+			);
 
-		await eventually(
-			() => outputsOnCanvas(NODE_NAME),
-			(outputs) =>
-				expect(outputs).toEqual([
-					{ label: 'billing', items: '1 item' },
-					{ label: 'technical', items: '1 item' },
-					{ label: 'sales', items: '1 item' },
-					{ label: 'account', items: '1 item' },
-					{ label: 'Uncertain' },
-					{ label: 'Pending Review', items: '1 item' },
-					{ label: 'Other' },
-				]),
-			30_000,
-		);
-		// The five tickets reached the node.
-		expect(await page.getByTestId('edge-label').allInnerTexts()).toContain('5 items');
-		await screenshot('04-run-result');
-	});
+			await chooseOption('outputMode', 'Route to Outputs');
+			// The Outputs list is loaded from the decision: one row per option.
+			await eventually(
+				() =>
+					ndv()
+						.getByTestId('mapping-fields-container')
+						.last()
+						.locator('label[for^="value["]')
+						.allInnerTexts(),
+				(texts) =>
+					expect(texts.map((text) => text.split('\n')[0].trim())).toEqual([
+						'billing',
+						'technical',
+						'sales',
+						'account',
+					]),
+			);
+			await closeNode();
+			await eventually(
+				() => outputsOnCanvas(NODE_NAME),
+				(outputs) => expect(outputs.map((output) => output.label)).toEqual(ROUTE_OUTPUTS),
+			);
+			for (const label of ROUTE_OUTPUTS) {
+				expect(await outputHandles(NODE_NAME).filter({ hasText: label }).first().isVisible()).toBe(
+					true,
+				);
+			}
+			await page.getByTestId('zoom-to-fit').click();
+			await screenshot('03-outputs-on-canvas');
+		},
+	);
+
+	step(
+		'runs the workflow: each ticket arrives on the output of its team, the vague one on Pending Review',
+		async () => {
+			// Map Automatically: the tickets' fields have the names of the decision's fields.
+			await openNode(NODE_NAME);
+			await ndv().getByTestId('mapping-mode-select').locator('input[role="combobox"]').click();
+			await page.getByRole('option', { name: /^Map Automatically/ }).click();
+			await eventually(
+				() => selectedOption(ndv().getByTestId('mapping-mode-select')),
+				(value) => expect(value).toBe('Map Automatically'),
+			);
+			await closeNode();
+
+			await page.getByTestId('execute-workflow-button').click();
+			const succeeded = canvasNode(NODE_NAME).getByTestId('canvas-node-status-success');
+			const error = page
+				.locator('.el-notification--error, [data-test-id="canvas-node-status-error"]')
+				.first();
+			await succeeded.or(error).first().waitFor({ timeout: 90_000 });
+			if (await error.isVisible())
+				throw new Error(`the run failed in the editor: ${await error.innerText()}`);
+
+			await eventually(
+				() => outputsOnCanvas(NODE_NAME),
+				(outputs) =>
+					expect(outputs).toEqual([
+						{ label: 'billing', items: '1 item' },
+						{ label: 'technical', items: '1 item' },
+						{ label: 'sales', items: '1 item' },
+						{ label: 'account', items: '1 item' },
+						{ label: 'Uncertain' },
+						{ label: 'Pending Review', items: '1 item' },
+						{ label: 'Other' },
+					]),
+				30_000,
+			);
+			// The five tickets reached the node.
+			expect(await page.getByTestId('edge-label').allInnerTexts()).toContain('5 items');
+			await screenshot('04-run-result');
+		},
+	);
 
 	step("shows the routed tickets on the node's output branches", async () => {
 		await openNode(NODE_NAME);
 		const output = ndv().getByTestId('output-panel');
-		const branches = ['Billing Branch (1 item)', 'Technical Branch (1 item)', 'Sales Branch (1 item)', 'Account Branch (1 item)', 'Uncertain Branch', 'Pending Review Branch (1 item)', 'Other Branch'];
+		const branches = [
+			'Billing Branch (1 item)',
+			'Technical Branch (1 item)',
+			'Sales Branch (1 item)',
+			'Account Branch (1 item)',
+			'Uncertain Branch',
+			'Pending Review Branch (1 item)',
+			'Other Branch',
+		];
 		await eventually(
 			async () => {
 				const texts: string[] = [];
@@ -393,7 +569,13 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 			},
 			(texts) => expect(texts).toEqual(branches),
 		);
-		const subjects = { 0: 'Charged twice', 1: 'App crashes on login', 2: 'Pricing for 200 seats', 3: 'Change my email', 5: 'hello' } as const;
+		const subjects = {
+			0: 'Charged twice',
+			1: 'App crashes on login',
+			2: 'Pricing for 200 seats',
+			3: 'Change my email',
+			5: 'hello',
+		} as const;
 		const data = output.getByTestId('ndv-data-container');
 		for (const [index, subject] of Object.entries(subjects)) {
 			await output.getByTestId(`tab-${index}`).click();
@@ -401,9 +583,14 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 				() => data.innerText(),
 				(text) => {
 					expect(text).toContain(subject);
-					for (const other of Object.values(subjects)) if (other !== subject) expect(text).not.toContain(other);
+					for (const other of Object.values(subjects))
+						if (other !== subject) expect(text).not.toContain(other);
 					// The routed item carries the decision's answer.
-					expect(text).toMatch(index === '5' ? /status\s*:\s*pending\b/ : new RegExp(`choice\\s*:\\s*${ROUTE_OUTPUTS[Number(index)]}`));
+					expect(text).toMatch(
+						index === '5'
+							? /status\s*:\s*pending\b/
+							: new RegExp(`choice\\s*:\\s*${ROUTE_OUTPUTS[Number(index)]}`),
+					);
 				},
 			);
 			if (index === '0') await screenshot('05-run-output-billing');

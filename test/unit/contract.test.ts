@@ -38,18 +38,32 @@ describe('item lists given as one string', () => {
 		expect(splitItemList('billing, technical ,sales,,')).toEqual(['billing', 'technical', 'sales']);
 	});
 	it('splits on lines first, so an item may contain commas', () => {
-		expect(splitItemList('billing, invoices\r\ntechnical\n\nsales')).toEqual(['billing, invoices', 'technical', 'sales']);
+		expect(splitItemList('billing, invoices\r\ntechnical\n\nsales')).toEqual([
+			'billing, invoices',
+			'technical',
+			'sales',
+		]);
 	});
 });
 
 describe('create request validation', () => {
-	const definition = { name: 'Tickets', type: 'route', instructions: 'Where does this ticket go?' } as const;
+	const definition = {
+		name: 'Tickets',
+		type: 'route',
+		instructions: 'Where does this ticket go?',
+	} as const;
 
 	it('selects the shape by the fields present', () => {
 		const template = validateCreateDecisionRequest({ template: 'support-ticket-routing' });
-		const description = validateCreateDecisionRequest({ describe: 'Route tickets to billing or tech' });
+		const description = validateCreateDecisionRequest({
+			describe: 'Route tickets to billing or tech',
+		});
 		const explicit = validateCreateDecisionRequest({ ...definition, options: 'a, b' });
-		expect([template, description, explicit].map((v) => v.ok && v.value.shape)).toEqual(['template', 'description', 'definition']);
+		expect([template, description, explicit].map((v) => v.ok && v.value.shape)).toEqual([
+			'template',
+			'description',
+			'definition',
+		]);
 	});
 
 	it('normalises option keys and keeps descriptions', () => {
@@ -70,18 +84,31 @@ describe('create request validation', () => {
 			instructions: 'Which apply?',
 			labels: ['spam', { key: 'toxic', threshold: 0.8 }],
 		});
-		expect(result.ok && result.value.shape === 'definition' && result.value.items.map((i) => i.threshold)).toEqual([0.5, 0.8]);
+		expect(
+			result.ok &&
+				result.value.shape === 'definition' &&
+				result.value.items.map((i) => i.threshold),
+		).toEqual([0.5, 0.8]);
 	});
 
 	it('names the field of each problem', () => {
-		const result = validateCreateDecisionRequest({ ...definition, options: 'only-one', levels: ['a', 'b'] });
+		const result = validateCreateDecisionRequest({
+			...definition,
+			options: 'only-one',
+			levels: ['a', 'b'],
+		});
 		expect(result.ok).toBe(false);
 		expect(!result.ok && result.details.map((d) => d.field).sort()).toEqual(['levels', 'options']);
 	});
 
 	it('refuses duplicate keys after normalisation', () => {
-		const result = validateCreateDecisionRequest({ ...definition, options: ['Billing Issue', 'billing-issue'] });
-		expect(!result.ok && result.details).toEqual([{ field: 'options.1', message: 'duplicates the key "billing-issue"' }]);
+		const result = validateCreateDecisionRequest({
+			...definition,
+			options: ['Billing Issue', 'billing-issue'],
+		});
+		expect(!result.ok && result.details).toEqual([
+			{ field: 'options.1', message: 'duplicates the key "billing-issue"' },
+		]);
 	});
 });
 
@@ -93,7 +120,9 @@ describe('decide input validation', () => {
 	] as const;
 
 	it('accepts a matching object, extra fields and free text', () => {
-		expect(validateDecideInput(fields, { subject: 'Help', seats: 3, tags: ['a'], extra: true })).toEqual([]);
+		expect(
+			validateDecideInput(fields, { subject: 'Help', seats: 3, tags: ['a'], extra: true }),
+		).toEqual([]);
 		expect(validateDecideInput(fields, 'free text about an invoice')).toEqual([]);
 	});
 
@@ -108,8 +137,18 @@ describe('decide input validation', () => {
 
 describe('lenient response parsing', () => {
 	const run = {
-		run_id: 'run_1', decision: 'd', version: 1, status: 'ok', choice: 'a', probabilities: { a: 0.9, b: 0.1 },
-		confidence: 0.9, confidence_source: 'calibrated', engine: 'jev', model: 'jev-1.0.0', latency_ms: 3, pii_redacted: 0,
+		run_id: 'run_1',
+		decision: 'd',
+		version: 1,
+		status: 'ok',
+		choice: 'a',
+		probabilities: { a: 0.9, b: 0.1 },
+		confidence: 0.9,
+		confidence_source: 'calibrated',
+		engine: 'jev',
+		model: 'jev-1.0.0',
+		latency_ms: 3,
+		pii_redacted: 0,
 	};
 	it('keeps fields a newer service adds', () => {
 		const parsed = runSchema.parse({ ...run, trace_id: 't-1' });
@@ -125,10 +164,20 @@ describe('lenient response parsing', () => {
 describe('OpenAPI document', () => {
 	it('docs/openapi.json is what the contract generates', () => {
 		const root = join(__dirname, '..', '..');
-		const output = execFileSync(join(root, 'node_modules', '.bin', 'tsx'), ['scripts/openapi.ts', '--check'], { cwd: root, encoding: 'utf8' });
+		const output = execFileSync(
+			join(root, 'node_modules', '.bin', 'tsx'),
+			['scripts/openapi.ts', '--check'],
+			{ cwd: root, encoding: 'utf8' },
+		);
 		expect(output).toContain('up to date');
 		const document = JSON.parse(readFileSync(join(root, 'docs', 'openapi.json'), 'utf8'));
-		expect(Object.keys(document.paths).sort()).toEqual(['/decide/{slug}', '/decisions', '/decisions/{slug}', '/runs/{run_id}/feedback', '/templates']);
+		expect(Object.keys(document.paths).sort()).toEqual([
+			'/decide/{slug}',
+			'/decisions',
+			'/decisions/{slug}',
+			'/runs/{run_id}/feedback',
+			'/templates',
+		]);
 		expect(document.components.schemas.CreateFromDefinition.properties.name.maxLength).toBe(120);
 	});
 });

@@ -8,7 +8,8 @@ function manualClock(start = 1_000_000) {
 
 function reserveTicket(gate: RateGate): number {
 	const reservation = gate.tryReserve();
-	if (!('ticket' in reservation)) throw new Error(`expected a slot, got a wait of ${reservation.waitMs} ms`);
+	if (!('ticket' in reservation))
+		throw new Error(`expected a slot, got a wait of ${reservation.waitMs} ms`);
 	return reservation.ticket;
 }
 

@@ -2,7 +2,14 @@ import { classifyTransportCode, flattenHeaders } from '../../src/client';
 
 describe('flattenHeaders', () => {
 	it('lower-cases names, joins repeated values, keeps numbers as text and drops missing ones', () => {
-		expect(flattenHeaders({ 'X-RateLimit-Remaining': '4', 'Set-Cookie': ['a=1', 'b=2'], 'Content-Length': 12, Location: undefined })).toEqual({
+		expect(
+			flattenHeaders({
+				'X-RateLimit-Remaining': '4',
+				'Set-Cookie': ['a=1', 'b=2'],
+				'Content-Length': 12,
+				Location: undefined,
+			}),
+		).toEqual({
 			'x-ratelimit-remaining': '4',
 			'set-cookie': 'a=1, b=2',
 			'content-length': '12',

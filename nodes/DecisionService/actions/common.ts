@@ -1,11 +1,20 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	INodePropertyOptions,
+} from 'n8n-workflow';
 import { BOUNDS, LOCALES, SLUG_PATTERN, type Locale } from '../../../src/contract';
 import { toNodeError } from '../transport';
 
 const LOCALE_NAMES: Record<Locale, string> = { en: 'English', fr: 'French' };
 
 /** The template languages the API has, for Create from a template and Template → Get Many. */
-export const localeOptions: INodePropertyOptions[] = LOCALES.map((value) => ({ name: LOCALE_NAMES[value], value }));
+export const localeOptions: INodePropertyOptions[] = LOCALES.map((value) => ({
+	name: LOCALE_NAMES[value],
+	value,
+}));
 
 /** The decision picker shared by Decide and Get: a searchable list, or a slug typed by hand. */
 export const decisionLocator: INodeProperties = {
@@ -72,7 +81,8 @@ export async function runPerItem(
 		const pairedItem = { item: itemIndex };
 		try {
 			const result = await call(itemIndex);
-			for (const json of Array.isArray(result) ? result : [result]) returnData.push({ json, pairedItem });
+			for (const json of Array.isArray(result) ? result : [result])
+				returnData.push({ json, pairedItem });
 		} catch (error) {
 			const nodeError = toNodeError(context.getNode(), error, itemIndex);
 			if (!context.continueOnFail()) throw nodeError;
@@ -85,5 +95,7 @@ export async function runPerItem(
 /** Applies Return All / Limit to a list the API returns whole. */
 export function limitResults<T>(context: IExecuteFunctions, itemIndex: number, results: T[]): T[] {
 	const returnAll = context.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	return returnAll ? results : results.slice(0, context.getNodeParameter('limit', itemIndex, 50) as number);
+	return returnAll
+		? results
+		: results.slice(0, context.getNodeParameter('limit', itemIndex, 50) as number);
 }

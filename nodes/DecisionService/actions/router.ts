@@ -3,10 +3,17 @@ import * as decision from './decision';
 import * as run from './run';
 import * as template from './template';
 
-type OperationModule = { execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> };
+type OperationModule = {
+	execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]>;
+};
 
 const operations: Record<string, Record<string, OperationModule>> = {
-	decision: { create: decision.create, decide: decision.decide, get: decision.get, getAll: decision.getAll },
+	decision: {
+		create: decision.create,
+		decide: decision.decide,
+		get: decision.get,
+		getAll: decision.getAll,
+	},
 	template: { getAll: template.getAll },
 	run: { sendFeedback: run.sendFeedback },
 };
@@ -17,7 +24,10 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const operation = this.getNodeParameter('operation', 0) as string;
 	const module = operations[resource]?.[operation];
 	if (!module) {
-		throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
+		throw new NodeOperationError(
+			this.getNode(),
+			`The operation "${operation}" of "${resource}" is not supported`,
+		);
 	}
 	return module.execute.call(this, items);
 }

@@ -1,10 +1,17 @@
-import type { FieldType, ILoadOptionsFunctions, ResourceMapperField, ResourceMapperFields } from 'n8n-workflow';
+import type {
+	FieldType,
+	ILoadOptionsFunctions,
+	ResourceMapperField,
+	ResourceMapperFields,
+} from 'n8n-workflow';
 import type { ContextField, Decision } from '../../../src/contract';
 import { NO_LABEL_KEY } from '../outputs';
 import { createDecisionClient, toNodeError } from '../transport';
 
 async function currentDecision(context: ILoadOptionsFunctions): Promise<Decision | undefined> {
-	const slug = String(context.getCurrentNodeParameter('decision', { extractValue: true }) ?? '').trim();
+	const slug = String(
+		context.getCurrentNodeParameter('decision', { extractValue: true }) ?? '',
+	).trim();
 	if (!slug) return undefined;
 	try {
 		const client = await createDecisionClient(context);
@@ -46,7 +53,12 @@ export async function getContextFields(this: ILoadOptionsFunctions): Promise<Res
 export async function getRouteOutputs(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
 	const decision = await currentDecision(this);
 	if (!decision) return { fields: [] };
-	const keys = (decision.type === 'route' ? decision.options : decision.type === 'score' ? decision.levels : decision.labels) ?? [];
+	const keys =
+		(decision.type === 'route'
+			? decision.options
+			: decision.type === 'score'
+				? decision.levels
+				: decision.labels) ?? [];
 	const field = (id: string, displayName: string): ResourceMapperField => ({
 		id,
 		displayName,

@@ -19,7 +19,11 @@ import { localeOptions, runPerItem } from '../common';
 
 const typeOptions = [
 	{ name: 'Route', value: 'route', description: 'Pick exactly one option' },
-	{ name: 'Score', value: 'score', description: 'Place the input on a scale of levels, lowest first' },
+	{
+		name: 'Score',
+		value: 'score',
+		description: 'Place the input on a scale of levels, lowest first',
+	},
 	{ name: 'Classify', value: 'classify', description: 'Return every label over its threshold' },
 ];
 
@@ -32,8 +36,16 @@ const properties: INodeProperties[] = [
 		default: 'template',
 		options: [
 			{ name: 'Template', value: 'template', description: 'Start from a catalogue template' },
-			{ name: 'Description', value: 'description', description: 'One sentence; the service drafts the options and question' },
-			{ name: 'Definition', value: 'definition', description: 'Give the type, question and options yourself' },
+			{
+				name: 'Description',
+				value: 'description',
+				description: 'One sentence; the service drafts the options and question',
+			},
+			{
+				name: 'Definition',
+				value: 'definition',
+				description: 'Give the type, question and options yourself',
+			},
 		],
 	},
 	{
@@ -51,7 +63,8 @@ const properties: INodeProperties[] = [
 		typeOptions: { loadOptionsMethod: 'getTemplates', loadOptionsDependsOn: ['locale'] },
 		default: '',
 		required: true,
-		description: 'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
+		description:
+			'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
 		displayOptions: { show: { createFrom: ['template'] } },
 	},
 	{
@@ -99,7 +112,11 @@ const properties: INodeProperties[] = [
 		type: 'options',
 		default: 'list',
 		options: [
-			{ name: 'List', value: 'list', description: 'One entry per option, level or label, with a description' },
+			{
+				name: 'List',
+				value: 'list',
+				description: 'One entry per option, level or label, with a description',
+			},
 			{ name: 'Text', value: 'text', description: 'Separated by commas or by lines' },
 		],
 		displayOptions: { show: { createFrom: ['definition'] } },
@@ -112,7 +129,8 @@ const properties: INodeProperties[] = [
 		default: '',
 		required: true,
 		placeholder: 'e.g. billing, technical, sales',
-		description: 'Options (route, 2 to 255), levels lowest first (score, 2 to 10) or labels (classify, 1 to 50)',
+		description:
+			'Options (route, 2 to 255), levels lowest first (score, 2 to 10) or labels (classify, 1 to 50)',
 		displayOptions: { show: { createFrom: ['definition'], itemsMode: ['text'] } },
 	},
 	{
@@ -134,7 +152,8 @@ const properties: INodeProperties[] = [
 						name: 'key',
 						type: 'string',
 						default: '',
-						description: 'Option or label key (normalised: "Billing Issue" becomes billing-issue), or the level\'s label',
+						description:
+							'Option or label key (normalised: "Billing Issue" becomes billing-issue), or the level\'s label',
 					},
 					{
 						displayName: 'Description',
@@ -149,7 +168,8 @@ const properties: INodeProperties[] = [
 						type: 'number',
 						typeOptions: { minValue: 0, maxValue: 1, numberPrecision: 2 },
 						default: 0.5,
-						description: 'Classify only: probability from which the label is retained (the API default is 0.5)',
+						description:
+							'Classify only: probability from which the label is retained (the API default is 0.5)',
 					},
 				],
 			},
@@ -178,13 +198,22 @@ const properties: INodeProperties[] = [
 						default: false,
 						description: 'Whether the value is replaced by a token before any model call',
 					},
-					{ displayName: 'Required', name: 'required', type: 'boolean', default: false, description: 'Whether every call must carry this field' },
+					{
+						displayName: 'Required',
+						name: 'required',
+						type: 'boolean',
+						default: false,
+						description: 'Whether every call must carry this field',
+					},
 					{
 						displayName: 'Type',
 						name: 'type',
 						type: 'options',
 						default: 'string',
-						options: ['string', 'number', 'boolean', 'object', 'array'].map((value) => ({ name: value[0].toUpperCase() + value.slice(1), value })),
+						options: ['string', 'number', 'boolean', 'object', 'array'].map((value) => ({
+							name: value[0].toUpperCase() + value.slice(1),
+							value,
+						})),
 					},
 				],
 			},
@@ -211,7 +240,8 @@ const properties: INodeProperties[] = [
 				name: 'name',
 				type: 'string',
 				default: '',
-				description: 'Name of the decision; by default the template\'s name or one drafted from the description',
+				description:
+					"Name of the decision; by default the template's name or one drafted from the description",
 				displayOptions: { show: { '/createFrom': ['template', 'description'] } },
 			},
 			{
@@ -219,7 +249,8 @@ const properties: INodeProperties[] = [
 				name: 'publish',
 				type: 'boolean',
 				default: true,
-				description: 'Whether to publish version 1 right away (otherwise the decision stays a draft)',
+				description:
+					'Whether to publish version 1 right away (otherwise the decision stays a draft)',
 			},
 			{
 				displayName: 'Slug',
@@ -227,7 +258,8 @@ const properties: INodeProperties[] = [
 				type: 'string',
 				default: '',
 				placeholder: 'e.g. ticket-routing',
-				description: 'Explicit identifier; derived from the name by default. Creating twice with the same slug returns the existing decision.',
+				description:
+					'Explicit identifier; derived from the name by default. Creating twice with the same slug returns the existing decision.',
 			},
 			{
 				displayName: 'Type',
@@ -242,7 +274,10 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['decision'], operation: ['create'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['decision'], operation: ['create'] } },
+	properties,
+);
 
 interface AdditionalFields {
 	contextDescription?: string;
@@ -268,9 +303,16 @@ function common(additional: AdditionalFields): Partial<CreateDecisionRequest> {
 }
 
 /** The POST /decisions body for one item, from the node's parameters. */
-export function buildCreateRequest(context: IExecuteFunctions, itemIndex: number): CreateDecisionRequest {
+export function buildCreateRequest(
+	context: IExecuteFunctions,
+	itemIndex: number,
+): CreateDecisionRequest {
 	const createFrom = context.getNodeParameter('createFrom', itemIndex) as string;
-	const additional = context.getNodeParameter('additionalFields', itemIndex, {}) as AdditionalFields;
+	const additional = context.getNodeParameter(
+		'additionalFields',
+		itemIndex,
+		{},
+	) as AdditionalFields;
 	if (createFrom === 'template') {
 		return {
 			...common(additional),
@@ -295,30 +337,54 @@ export function buildCreateRequest(context: IExecuteFunctions, itemIndex: number
 		// Only options may be one string in the API; levels and labels are split here, the same way.
 		items = type === 'route' ? text : splitItemList(text);
 	} else {
-		const listed = ((context.getNodeParameter('itemsList', itemIndex, {}) as { item?: ListedItem[] }).item ?? []).filter((entry) => entry.key?.trim());
+		const listed = (
+			(context.getNodeParameter('itemsList', itemIndex, {}) as { item?: ListedItem[] }).item ?? []
+		).filter((entry) => entry.key?.trim());
 		items = listed.map((entry) => {
 			const name = entry.key!.trim();
 			const described = entry.description?.trim() ? { description: entry.description.trim() } : {};
 			if (type === 'score') return { label: name, ...described };
-			if (type === 'classify') return { key: name, ...described, threshold: entry.threshold ?? BOUNDS.labelThresholdDefault };
+			if (type === 'classify')
+				return {
+					key: name,
+					...described,
+					threshold: entry.threshold ?? BOUNDS.labelThresholdDefault,
+				};
 			return { key: name, ...described };
 		});
 	}
-	const fields = ((context.getNodeParameter('contextFields', itemIndex, {}) as { field?: ContextFieldInput[] }).field ?? [])
+	const fields = (
+		(context.getNodeParameter('contextFields', itemIndex, {}) as { field?: ContextFieldInput[] })
+			.field ?? []
+	)
 		.filter((field) => field.name?.trim())
-		.map((field) => ({ ...field, name: field.name.trim(), ...(field.description ? {} : { description: undefined }) }));
+		.map((field) => ({
+			...field,
+			name: field.name.trim(),
+			...(field.description ? {} : { description: undefined }),
+		}));
 	const contextDescription = additional.contextDescription?.trim();
 	return {
 		...common(additional),
 		name: context.getNodeParameter('name', itemIndex) as string,
 		type,
 		instructions: context.getNodeParameter('instructions', itemIndex) as string,
-		...(fields.length || contextDescription ? { context: { ...(contextDescription ? { description: contextDescription } : {}), fields } } : {}),
+		...(fields.length || contextDescription
+			? { context: { ...(contextDescription ? { description: contextDescription } : {}), fields } }
+			: {}),
 		[ITEMS_FIELD[type]]: items,
 	} as CreateDecisionRequest;
 }
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+): Promise<INodeExecutionData[][]> {
 	const client = await createDecisionClient(this);
-	return runPerItem(this, items, async (itemIndex) => (await client.createDecision(buildCreateRequest(this, itemIndex))) as IDataObject);
+	return runPerItem(
+		this,
+		items,
+		async (itemIndex) =>
+			(await client.createDecision(buildCreateRequest(this, itemIndex))) as IDataObject,
+	);
 }

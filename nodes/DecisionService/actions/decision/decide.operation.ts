@@ -21,9 +21,17 @@ const properties: INodeProperties[] = [
 		noDataExpression: true,
 		default: 'mapFields',
 		options: [
-			{ name: 'Map Fields', value: 'mapFields', description: 'Fill in the context fields the decision declares' },
+			{
+				name: 'Map Fields',
+				value: 'mapFields',
+				description: 'Fill in the context fields the decision declares',
+			},
 			{ name: 'Text', value: 'text', description: 'Send one free text' },
-			{ name: 'JSON', value: 'json', description: 'Send a JSON object (by default the whole item)' },
+			{
+				name: 'JSON',
+				value: 'json',
+				description: 'Send a JSON object (by default the whole item)',
+			},
 		],
 	},
 	{
@@ -43,7 +51,8 @@ const properties: INodeProperties[] = [
 				multiKeyMatch: false,
 				supportAutoMap: true,
 				valuesLabel: 'Context Fields',
-				noFieldsError: 'Pick a decision to load its context fields. If it declares none, use Text or JSON input.',
+				noFieldsError:
+					'Pick a decision to load its context fields. If it declares none, use Text or JSON input.',
 			},
 		},
 		displayOptions: { show: { inputMode: ['mapFields'] } },
@@ -77,7 +86,8 @@ const properties: INodeProperties[] = [
 			{
 				name: 'Route to Outputs',
 				value: 'routeToOutputs',
-				description: 'One output per option, level or label, plus Uncertain, Pending Review and Other',
+				description:
+					'One output per option, level or label, plus Uncertain, Pending Review and Other',
 			},
 			{ name: 'Single Output', value: 'singleOutput', description: 'Add the result to each item' },
 		],
@@ -125,7 +135,8 @@ const properties: INodeProperties[] = [
 				type: 'number',
 				typeOptions: { minValue: 1, maxValue: 50 },
 				default: 5,
-				description: 'How many items are decided at once. The plan\'s rate limit is respected whatever this is.',
+				description:
+					"How many items are decided at once. The plan's rate limit is respected whatever this is.",
 			},
 			{
 				displayName: 'Engine',
@@ -133,7 +144,11 @@ const properties: INodeProperties[] = [
 				type: 'options',
 				default: 'auto',
 				options: [
-					{ name: 'Automatic', value: 'auto', description: 'The primary engine, with the fallback when it does not answer' },
+					{
+						name: 'Automatic',
+						value: 'auto',
+						description: 'The primary engine, with the fallback when it does not answer',
+					},
 					{ name: 'Primary (Jev)', value: 'jev' },
 					{ name: 'LLM Fallback', value: 'llm' },
 				],
@@ -144,7 +159,7 @@ const properties: INodeProperties[] = [
 				type: 'number',
 				typeOptions: { minValue: 0 },
 				default: 120,
-				description: 'Longest time one item may wait for the plan\'s rate limit before it fails',
+				description: "Longest time one item may wait for the plan's rate limit before it fails",
 			},
 			{
 				displayName: 'Result Field',
@@ -158,7 +173,8 @@ const properties: INodeProperties[] = [
 				name: 'simplify',
 				type: 'boolean',
 				default: false,
-				description: 'Whether to return only the answer, status, confidence and run ID instead of the full run',
+				description:
+					'Whether to return only the answer, status, confidence and run ID instead of the full run',
 			},
 			{
 				displayName: 'Timeout (Seconds)',
@@ -173,7 +189,8 @@ const properties: INodeProperties[] = [
 				name: 'validateInput',
 				type: 'boolean',
 				default: true,
-				description: 'Whether to check required fields and types before calling, so an invalid item fails alone and spends no quota',
+				description:
+					'Whether to check required fields and types before calling, so an invalid item fails alone and spends no quota',
 			},
 			{
 				displayName: 'Version',
@@ -187,7 +204,10 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['decision'], operation: ['decide'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['decision'], operation: ['decide'] } },
+	properties,
+);
 
 interface DecideOptions {
 	concurrency?: number;
@@ -204,7 +224,11 @@ type DecideInput = string | Record<string, unknown>;
 
 /** The compact answer: what a workflow branch or an AI agent needs, nothing else. */
 function simplifyRun(run: Run): IDataObject {
-	const answer: IDataObject = { run_id: run.run_id, status: run.status, confidence: run.confidence };
+	const answer: IDataObject = {
+		run_id: run.run_id,
+		status: run.status,
+		confidence: run.confidence,
+	};
 	if (run.choice !== undefined) answer.choice = run.choice;
 	if (run.score !== undefined) {
 		answer.score = run.score;
@@ -234,37 +258,61 @@ function outputsFor(run: Run, layout: RouteLayout): number[] {
 	return [key === undefined ? layout.other : (layout.indexOf.get(key) ?? layout.other)];
 }
 
-function parseJsonInput(raw: unknown, itemIndex: number, context: IExecuteFunctions): Record<string, unknown> {
+function parseJsonInput(
+	raw: unknown,
+	itemIndex: number,
+	context: IExecuteFunctions,
+): Record<string, unknown> {
 	let value = raw;
 	if (typeof raw === 'string') {
 		try {
 			value = JSON.parse(raw);
 		} catch {
-			throw new NodeOperationError(context.getNode(), `Item ${itemIndex}: the JSON input is not valid JSON`, { itemIndex });
+			throw new NodeOperationError(
+				context.getNode(),
+				`Item ${itemIndex}: the JSON input is not valid JSON`,
+				{ itemIndex },
+			);
 		}
 	}
 	if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-		throw new NodeOperationError(context.getNode(), `Item ${itemIndex}: the JSON input must be an object`, { itemIndex });
+		throw new NodeOperationError(
+			context.getNode(),
+			`Item ${itemIndex}: the JSON input must be an object`,
+			{ itemIndex },
+		);
 	}
 	return value as Record<string, unknown>;
 }
 
-function inputFor(context: IExecuteFunctions, item: INodeExecutionData, itemIndex: number): DecideInput {
+function inputFor(
+	context: IExecuteFunctions,
+	item: INodeExecutionData,
+	itemIndex: number,
+): DecideInput {
 	const mode = context.getNodeParameter('inputMode', itemIndex) as string;
 	if (mode === 'text') {
 		const text = context.getNodeParameter('text', itemIndex) as unknown;
 		if (typeof text !== 'string' || text.trim() === '') {
-			throw new NodeOperationError(context.getNode(), `Item ${itemIndex}: the Text input is empty`, {
-				itemIndex,
-				description: 'Set Text to the item field that holds the text, for example {{ $json.body }}.',
-			});
+			throw new NodeOperationError(
+				context.getNode(),
+				`Item ${itemIndex}: the Text input is empty`,
+				{
+					itemIndex,
+					description:
+						'Set Text to the item field that holds the text, for example {{ $json.body }}.',
+				},
+			);
 		}
 		return text;
 	}
-	if (mode === 'json') return parseJsonInput(context.getNodeParameter('jsonInput', itemIndex), itemIndex, context);
+	if (mode === 'json')
+		return parseJsonInput(context.getNodeParameter('jsonInput', itemIndex), itemIndex, context);
 	// n8n's own check of the mapper would fail a missing field with a generic message; ours below
 	// names the item and the field, using the decision's live context fields.
-	const mapper = context.getNodeParameter('inputFields', itemIndex, undefined, { skipValidation: true }) as ResourceMapperValue;
+	const mapper = context.getNodeParameter('inputFields', itemIndex, undefined, {
+		skipValidation: true,
+	}) as ResourceMapperValue;
 	const fields = (mapper.schema ?? []).map((field) => field.id);
 	if (mapper.mappingMode === 'autoMapInputData') {
 		// Auto-map: the item's own fields of the same names.
@@ -274,15 +322,21 @@ function inputFor(context: IExecuteFunctions, item: INodeExecutionData, itemInde
 	}
 	const values = (mapper.value ?? {}) as Record<string, unknown>;
 	const input: Record<string, unknown> = {};
-	for (const [name, value] of Object.entries(values)) if (value !== undefined && value !== null && value !== '') input[name] = value;
+	for (const [name, value] of Object.entries(values))
+		if (value !== undefined && value !== null && value !== '') input[name] = value;
 	return input;
 }
 
 function slugOf(context: IExecuteFunctions, itemIndex: number): string {
-	return String(context.getNodeParameter('decision', itemIndex, '', { extractValue: true }) ?? '').trim();
+	return String(
+		context.getNodeParameter('decision', itemIndex, '', { extractValue: true }) ?? '',
+	).trim();
 }
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+): Promise<INodeExecutionData[][]> {
 	const options = this.getNodeParameter('options', 0, {}) as DecideOptions;
 	const routeMode = (this.getNodeParameter('outputMode', 0) as string) === 'routeToOutputs';
 	const resultField = options.resultField?.trim() || 'decision';
@@ -298,7 +352,10 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		const routes = this.getNodeParameter('routes', 0) as ResourceMapperValue;
 		layout = routeLayout((routes.schema ?? []).map((field) => field.id));
 	}
-	const outputs: INodeExecutionData[][] = Array.from({ length: layout ? layout.count : 1 }, () => []);
+	const outputs: INodeExecutionData[][] = Array.from(
+		{ length: layout ? layout.count : 1 },
+		() => [],
+	);
 	const errorOutput = layout ? layout.other : 0;
 	const continueOnFail = this.continueOnFail();
 
@@ -309,14 +366,19 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
 			const slug = slugOf(this, itemIndex);
-			if (!slug) throw new NodeOperationError(this.getNode(), `Item ${itemIndex}: no decision selected`, { itemIndex });
+			if (!slug)
+				throw new NodeOperationError(this.getNode(), `Item ${itemIndex}: no decision selected`, {
+					itemIndex,
+				});
 			const input = inputFor(this, items[itemIndex], itemIndex);
 			if (validate) {
 				if (!decisions.has(slug)) decisions.set(slug, client.getDecision(slug));
 				const decision = await decisions.get(slug)!;
 				const problems = validateDecideInput(decision.context.fields, input);
 				if (problems.length) {
-					const listed = problems.map((problem) => `field "${problem.field.replace(/^input\./, '')}" ${problem.message}`).join('; ');
+					const listed = problems
+						.map((problem) => `field "${problem.field.replace(/^input\./, '')}" ${problem.message}`)
+						.join('; ');
 					throw new NodeOperationError(this.getNode(), `Item ${itemIndex}: ${listed}`, {
 						itemIndex,
 						description: `Decision "${slug}" declares these fields. No request was sent for this item, so no quota was spent.`,
@@ -370,10 +432,16 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			outputs[errorOutput].push({ json: { error: result.message }, pairedItem });
 			return;
 		}
-		const answer = options.simplify ? simplifyRun(result) : ({ ...result, ...(result.raw_score !== undefined ? { level: levelOf(result) } : {}) } as IDataObject);
+		const answer = options.simplify
+			? simplifyRun(result)
+			: ({
+					...result,
+					...(result.raw_score !== undefined ? { level: levelOf(result) } : {}),
+				} as IDataObject);
 		const json: IDataObject = { ...items[itemIndex].json, [resultField]: answer };
 		const targets = layout ? outputsFor(result, layout) : [0];
-		for (const target of targets) outputs[target].push({ json, binary: items[itemIndex].binary, pairedItem });
+		for (const target of targets)
+			outputs[target].push({ json, binary: items[itemIndex].binary, pairedItem });
 	});
 	return outputs;
 }

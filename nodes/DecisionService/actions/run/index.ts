@@ -12,7 +12,12 @@ export const description: INodeProperties[] = [
 		displayOptions: { show: { resource: ['run'] } },
 		default: 'sendFeedback',
 		options: [
-			{ name: 'Send Feedback', value: 'sendFeedback', description: 'Tell the service whether a run was right', action: 'Send feedback on a run' },
+			{
+				name: 'Send Feedback',
+				value: 'sendFeedback',
+				description: 'Tell the service whether a run was right',
+				action: 'Send feedback on a run',
+			},
 		],
 	},
 	...sendFeedback.description,

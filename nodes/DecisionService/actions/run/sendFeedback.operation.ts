@@ -1,4 +1,10 @@
-import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type INodeProperties } from 'n8n-workflow';
+import {
+	updateDisplayOptions,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type INodeProperties,
+} from 'n8n-workflow';
 import { createDecisionClient } from '../../transport';
 import { runPerItem } from '../common';
 
@@ -9,7 +15,8 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		default: '={{ $json.decision?.run_id ?? $json.run_id }}',
 		required: true,
-		description: 'The run to give feedback on; by default the run ID a Decide node added to the item',
+		description:
+			'The run to give feedback on; by default the run ID a Decide node added to the item',
 	},
 	{
 		displayName: 'Feedback',
@@ -18,7 +25,8 @@ const properties: INodeProperties[] = [
 		default: 'correct',
 		required: true,
 		placeholder: 'e.g. correct, incorrect, or the expected key',
-		description: 'What was right: "correct", "incorrect", or the option, level or label that was expected',
+		description:
+			'What was right: "correct", "incorrect", or the option, level or label that was expected',
 	},
 	{
 		displayName: 'Note',
@@ -29,14 +37,23 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['run'], operation: ['sendFeedback'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['run'], operation: ['sendFeedback'] } },
+	properties,
+);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+): Promise<INodeExecutionData[][]> {
 	const client = await createDecisionClient(this);
 	return runPerItem(this, items, async (itemIndex) => {
 		const runId = String(this.getNodeParameter('runId', itemIndex) ?? '').trim();
 		const note = String(this.getNodeParameter('note', itemIndex, '') ?? '').trim();
 		const feedback = String(this.getNodeParameter('feedback', itemIndex) ?? '').trim();
-		return (await client.sendFeedback(runId, { feedback, ...(note ? { note } : {}) })) as IDataObject;
+		return (await client.sendFeedback(runId, {
+			feedback,
+			...(note ? { note } : {}),
+		})) as IDataObject;
 	});
 }

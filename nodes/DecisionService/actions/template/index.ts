@@ -11,7 +11,14 @@ export const description: INodeProperties[] = [
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['template'] } },
 		default: 'getAll',
-		options: [{ name: 'Get Many', value: 'getAll', description: 'List the catalogue templates', action: 'Get many templates' }],
+		options: [
+			{
+				name: 'Get Many',
+				value: 'getAll',
+				description: 'List the catalogue templates',
+				action: 'Get many templates',
+			},
+		],
 	},
 	...getAll.description,
 ];

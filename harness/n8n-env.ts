@@ -7,28 +7,56 @@
  */
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+	cpSync,
+	existsSync,
+	mkdirSync,
+	readFileSync,
+	readdirSync,
+	rmSync,
+	statSync,
+	writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { INodeParameters } from 'n8n-workflow';
-import { configuredOutputs } from '../../nodes/DecisionService/outputs';
+import { configuredOutputs } from '../nodes/DecisionService/outputs';
 import { ensureN8n } from './n8n-install';
 
-export const projectRoot = resolve(__dirname, '..', '..');
+export const projectRoot = resolve(__dirname, '..');
 export const PACKAGE_NAME = 'n8n-nodes-decision-service';
 export const NODE_TYPE = `${PACKAGE_NAME}.decisionService`;
 export const CREDENTIAL_ID = 'decisionServiceSandbox';
 export const CREDENTIAL_NAME = 'Decision Service sandbox';
-export const OWNER = { email: 'owner@example.com', password: 'Sandbox-Owner-1', firstName: 'Sandbox', lastName: 'Owner' };
+export const OWNER = {
+	email: 'owner@example.com',
+	password: 'Sandbox-Owner-1',
+	firstName: 'Sandbox',
+	lastName: 'Owner',
+};
 /** Fixed so a kept user folder can still read its credentials. Local demo only. */
 const ENCRYPTION_KEY = 'decision-service-sandbox-demo-key';
 
 const bin = (name: string) => join(projectRoot, 'node_modules', '.bin', name);
 
-function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): string {
-	const result = spawnSync(command, args, { cwd: options.cwd ?? projectRoot, env: options.env ?? process.env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+function run(
+	command: string,
+	args: string[],
+	options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): string {
+	const result = spawnSync(command, args, {
+		cwd: options.cwd ?? projectRoot,
+		env: options.env ?? process.env,
+		encoding: 'utf8',
+		maxBuffer: 64 * 1024 * 1024,
+	});
 	if (result.status !== 0) {
-		throw new Error(`${command} ${args.join(' ')} failed (exit ${result.status}):\n${result.stderr}\n${result.stdout}`.slice(0, 4000));
+		throw new Error(
+			`${command} ${args.join(' ')} failed (exit ${result.status}):\n${result.stderr}\n${result.stdout}`.slice(
+				0,
+				4000,
+			),
+		);
 	}
 	return result.stdout;
 }
@@ -57,7 +85,8 @@ function withDistLock<T>(work: () => T): T {
 			break;
 		} catch {
 			// A lock older than two minutes belongs to a process that died mid-build.
-			if (Date.now() - statSync(lock, { throwIfNoEntry: false })!.mtimeMs > 120_000) rmSync(lock, { recursive: true, force: true });
+			if (Date.now() - statSync(lock, { throwIfNoEntry: false })!.mtimeMs > 120_000)
+				rmSync(lock, { recursive: true, force: true });
 			if (Date.now() > deadline) throw new Error(`dist/ stayed locked for 5 minutes (${lock})`);
 			Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
 		}
@@ -87,7 +116,9 @@ export function packTarball(destination: string): string {
 		run(bin('tsup'), []);
 		return run('npm', ['pack', '--json', '--pack-destination', destination, '--loglevel=error']);
 	});
-	const [{ filename }] = JSON.parse(output.slice(output.indexOf('['))) as Array<{ filename: string }>;
+	const [{ filename }] = JSON.parse(output.slice(output.indexOf('['))) as Array<{
+		filename: string;
+	}>;
 	return join(destination, filename);
 }
 
@@ -99,17 +130,37 @@ export function installTarball(userFolder: string, tarball: string): void {
 	mkdirSync(packageDir, { recursive: true });
 	run('tar', ['-xzf', tarball, '-C', packageDir, '--strip-components=1']);
 	const manifestPath = join(packageDir, 'package.json');
-	const { devDependencies, peerDependencies, optionalDependencies, allowScripts, ...manifest } = JSON.parse(readFileSync(manifestPath, 'utf8'));
+	const { devDependencies, peerDependencies, optionalDependencies, allowScripts, ...manifest } =
+		JSON.parse(readFileSync(manifestPath, 'utf8'));
 	void devDependencies;
 	void peerDependencies;
 	void optionalDependencies;
 	void allowScripts;
 	writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
-	writeFileSync(join(nodesDir, 'package.json'), `${JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: manifest.version } }, null, 2)}\n`);
+	writeFileSync(
+		join(nodesDir, 'package.json'),
+		`${JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: manifest.version } }, null, 2)}\n`,
+	);
 	// n8n runs an install in the package folder; with no dependencies it must add nothing.
-	run('npm', ['install', '--audit=false', '--fund=false', '--bin-links=false', '--install-strategy=shallow', '--ignore-scripts=true', '--package-lock=false', '--loglevel=error'], { cwd: packageDir });
-	const installed = existsSync(join(packageDir, 'node_modules')) ? readdirSync(join(packageDir, 'node_modules')).filter((name) => !name.startsWith('.')) : [];
-	if (installed.length) throw new Error(`the package pulled in runtime dependencies: ${installed.join(', ')}`);
+	run(
+		'npm',
+		[
+			'install',
+			'--audit=false',
+			'--fund=false',
+			'--bin-links=false',
+			'--install-strategy=shallow',
+			'--ignore-scripts=true',
+			'--package-lock=false',
+			'--loglevel=error',
+		],
+		{ cwd: packageDir },
+	);
+	const installed = existsSync(join(packageDir, 'node_modules'))
+		? readdirSync(join(packageDir, 'node_modules')).filter((name) => !name.startsWith('.'))
+		: [];
+	if (installed.length)
+		throw new Error(`the package pulled in runtime dependencies: ${installed.join(', ')}`);
 }
 
 export interface N8nInstance {
@@ -153,7 +204,14 @@ export function n8nEnvironment(userFolder: string, port: number): NodeJS.Process
 }
 
 /** Prepares a user folder: package installed from the tarball, sandbox credential, example workflows. */
-export function prepareN8n(options: { userFolder: string; tarball: string; sandboxBaseUrl: string; apiKey: string; workflowsDir?: string; port: number }): N8nInstance {
+export function prepareN8n(options: {
+	userFolder: string;
+	tarball: string;
+	sandboxBaseUrl: string;
+	apiKey: string;
+	workflowsDir?: string;
+	port: number;
+}): N8nInstance {
 	const n8n = ensureN8n();
 	mkdirSync(options.userFolder, { recursive: true });
 	installTarball(options.userFolder, options.tarball);
@@ -161,21 +219,37 @@ export function prepareN8n(options: { userFolder: string; tarball: string; sandb
 	const cli = (args: string[]) => run(process.execPath, [n8n, ...args], { env });
 	const cliAsync = async (args: string[]) => {
 		try {
-			const { stdout } = await promisify(execFile)(process.execPath, [n8n, ...args], { env, maxBuffer: 256 * 1024 * 1024 });
+			const { stdout } = await promisify(execFile)(process.execPath, [n8n, ...args], {
+				env,
+				maxBuffer: 256 * 1024 * 1024,
+			});
 			return stdout;
 		} catch (error) {
 			const failed = error as { code?: number; stdout?: string; stderr?: string };
-			throw new Error(`n8n ${args.join(' ')} failed (exit ${failed.code}):\n${failed.stderr ?? ''}\n${failed.stdout ?? ''}`.slice(0, 4000));
+			throw new Error(
+				`n8n ${args.join(' ')} failed (exit ${failed.code}):\n${failed.stderr ?? ''}\n${failed.stdout ?? ''}`.slice(
+					0,
+					4000,
+				),
+			);
 		}
 	};
 	const credentialsFile = join(options.userFolder, 'credentials.json');
 	writeFileSync(
 		credentialsFile,
-		JSON.stringify([{ id: CREDENTIAL_ID, name: CREDENTIAL_NAME, type: 'decisionServiceApi', data: { apiKey: options.apiKey, baseUrl: options.sandboxBaseUrl } }]),
+		JSON.stringify([
+			{
+				id: CREDENTIAL_ID,
+				name: CREDENTIAL_NAME,
+				type: 'decisionServiceApi',
+				data: { apiKey: options.apiKey, baseUrl: options.sandboxBaseUrl },
+			},
+		]),
 	);
 	cli(['import:credentials', `--input=${credentialsFile}`]);
 	rmSync(credentialsFile);
-	if (options.workflowsDir) cli(['import:workflow', '--separate', `--input=${options.workflowsDir}`]);
+	if (options.workflowsDir)
+		cli(['import:workflow', '--separate', `--input=${options.workflowsDir}`]);
 	return {
 		url: `http://127.0.0.1:${options.port}`,
 		port: options.port,
@@ -190,7 +264,8 @@ export function prepareN8n(options: { userFolder: string; tarball: string; sandb
 async function waitFor(url: string, timeoutMs: number, child?: ChildProcess): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
 	while (Date.now() < deadline) {
-		if (child && child.exitCode !== null) throw new Error(`n8n exited with code ${child.exitCode} before it was ready`);
+		if (child && child.exitCode !== null)
+			throw new Error(`n8n exited with code ${child.exitCode} before it was ready`);
 		try {
 			const response = await fetch(url);
 			if (response.ok) return;
@@ -203,8 +278,14 @@ async function waitFor(url: string, timeoutMs: number, child?: ChildProcess): Pr
 }
 
 /** Starts `n8n start` for a prepared instance and sets up the owner account. */
-export async function startN8n(instance: N8nInstance, options: { log?: (chunk: string) => void; nodeArgs?: string[] } = {}): Promise<N8nInstance> {
-	const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ensureN8n(), 'start'], { env: instance.env, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startN8n(
+	instance: N8nInstance,
+	options: { log?: (chunk: string) => void; nodeArgs?: string[] } = {},
+): Promise<N8nInstance> {
+	const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ensureN8n(), 'start'], {
+		env: instance.env,
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
 	const log = options.log ?? (() => {});
 	child.stdout?.on('data', (chunk: Buffer) => log(chunk.toString()));
 	child.stderr?.on('data', (chunk: Buffer) => log(chunk.toString()));
@@ -234,7 +315,8 @@ export async function setupOwner(url: string): Promise<void> {
 		body: JSON.stringify(OWNER),
 	});
 	// 400 once an owner exists (a kept user folder): fine.
-	if (!response.ok && response.status !== 400) throw new Error(`owner setup answered ${response.status}: ${await response.text()}`);
+	if (!response.ok && response.status !== 400)
+		throw new Error(`owner setup answered ${response.status}: ${await response.text()}`);
 }
 
 /** Signs in and returns the session cookie, for REST calls a test makes as the owner. */
@@ -244,7 +326,8 @@ export async function signIn(url: string): Promise<string> {
 		headers: { 'content-type': 'application/json', 'browser-id': 'decision-service-setup' },
 		body: JSON.stringify({ emailOrLdapLoginId: OWNER.email, password: OWNER.password }),
 	});
-	if (!response.ok) throw new Error(`sign-in answered ${response.status}: ${await response.text()}`);
+	if (!response.ok)
+		throw new Error(`sign-in answered ${response.status}: ${await response.text()}`);
 	const cookie = response.headers.getSetCookie().find((value) => value.startsWith('n8n-auth='));
 	if (!cookie) throw new Error('sign-in set no n8n-auth cookie');
 	return cookie.split(';')[0];
@@ -258,7 +341,10 @@ export interface WorkflowRun {
 }
 
 /** `n8n execute --id=… --rawOutput`: the run's JSON, parsed. */
-export async function executeWorkflow(instance: N8nInstance, workflowId: string): Promise<WorkflowRun> {
+export async function executeWorkflow(
+	instance: N8nInstance,
+	workflowId: string,
+): Promise<WorkflowRun> {
 	const stdout = await instance.cliAsync(['execute', `--id=${workflowId}`, '--rawOutput']);
 	// The run is printed pretty (its braces at column 0) between n8n's log lines.
 	const start = stdout.startsWith('{') ? 0 : stdout.indexOf('\n{');
@@ -270,14 +356,30 @@ export async function executeWorkflow(instance: N8nInstance, workflowId: string)
 		throw new Error(`n8n execute printed no run JSON:\n${stdout.slice(0, 3000)}`);
 	}
 	const raw = parsed as {
-		data: { resultData: { runData: Record<string, Array<{ data?: { main: Array<Array<{ json: Record<string, unknown>; pairedItem?: unknown }> | null> } }>>; error?: { message: string; node?: { name: string } } } };
+		data: {
+			resultData: {
+				runData: Record<
+					string,
+					Array<{
+						data?: {
+							main: Array<Array<{ json: Record<string, unknown>; pairedItem?: unknown }> | null>;
+						};
+					}>
+				>;
+				error?: { message: string; node?: { name: string } };
+			};
+		};
 	};
 	const outputs: WorkflowRun['outputs'] = {};
 	for (const [name, tasks] of Object.entries(raw.data.resultData.runData)) {
 		outputs[name] = (tasks[0]?.data?.main ?? []).map((items) => items ?? []);
 	}
 	const error = raw.data.resultData.error;
-	return { outputs, error: error ? { message: error.message, node: error.node?.name } : undefined, raw };
+	return {
+		outputs,
+		error: error ? { message: error.message, node: error.node?.name } : undefined,
+		raw,
+	};
 }
 
 export interface ExampleWorkflow {
@@ -291,10 +393,15 @@ export function exampleWorkflows(dir = join(projectRoot, 'examples')): ExampleWo
 	return readdirSync(dir)
 		.filter((file) => file.endsWith('.json'))
 		.sort()
-		.map((file) => ({ file: join(dir, file), ...(JSON.parse(readFileSync(join(dir, file), 'utf8')) as Omit<ExampleWorkflow, 'file'>) }));
+		.map((file) => ({
+			file: join(dir, file),
+			...(JSON.parse(readFileSync(join(dir, file), 'utf8')) as Omit<ExampleWorkflow, 'file'>),
+		}));
 }
 
 /** Output names of a Decision Service node, computed by the node's own outputs function. */
 export function outputNamesOf(parameters: Record<string, unknown>): string[] {
-	return configuredOutputs(parameters as INodeParameters).map((output) => output.displayName ?? 'main');
+	return configuredOutputs(parameters as INodeParameters).map(
+		(output) => output.displayName ?? 'main',
+	);
 }

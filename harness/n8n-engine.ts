@@ -27,10 +27,12 @@ import {
 	type INodeParameters,
 	type ILoadOptionsFunctions,
 } from 'n8n-workflow';
-import { DecisionServiceApi } from '../../credentials/DecisionServiceApi.credentials';
-import { DecisionService } from '../../nodes/DecisionService/DecisionService.node';
+import { DecisionServiceApi } from '../credentials/DecisionServiceApi.credentials';
+import { DecisionService } from '../nodes/DecisionService/DecisionService.node';
 
-export const NODE_TYPE = 'n8n-nodes-decision-service.decisionService';
+import { NODE_TYPE } from './n8n-env';
+
+export { NODE_TYPE };
 export const NODE_NAME = 'Decision Service';
 
 export interface EngineCredentials {
@@ -60,10 +62,18 @@ class TestCredentialsHelper extends ICredentialsHelper {
 	): Promise<IHttpRequestOptions> {
 		const authenticate = this.credentialType.authenticate;
 		if (typeof authenticate === 'function') return await authenticate(credentials, requestOptions);
-		if (typeof authenticate !== 'object') throw new Error('the credential type has no authenticate');
+		if (typeof authenticate !== 'object')
+			throw new Error('the credential type has no authenticate');
 		const headers = { ...(requestOptions.headers ?? {}) } as IDataObject;
 		for (const [name, value] of Object.entries(authenticate.properties.headers ?? {})) {
-			headers[name] = workflow.expression.getSimpleParameterValue(node, value as string, 'internal', { $credentials: credentials }, undefined, '') as string;
+			headers[name] = workflow.expression.getSimpleParameterValue(
+				node,
+				value as string,
+				'internal',
+				{ $credentials: credentials },
+				undefined,
+				'',
+			) as string;
 		}
 		return { ...requestOptions, headers };
 	}
@@ -152,7 +162,10 @@ function buildWorkflow(options: Pick<RunNodeOptions, 'parameters' | 'onError' | 
 	return { workflow, node: workflow.getNode(NODE_NAME)! };
 }
 
-function additionalDataFor(credentials: EngineCredentials, hooks: ExecutionLifecycleHooks): IWorkflowExecuteAdditionalData {
+function additionalDataFor(
+	credentials: EngineCredentials,
+	hooks: ExecutionLifecycleHooks,
+): IWorkflowExecuteAdditionalData {
 	const credentialsHelper = new TestCredentialsHelper(new DecisionServiceApi(), { ...credentials });
 	// The engine reads only some of these fields; the rest of the interface serves n8n's server.
 	return {
@@ -197,19 +210,34 @@ export async function runNode(options: RunNodeOptions): Promise<NodeRunResult> {
 	});
 	const runExecutionData = createRunExecutionData({
 		executionData: {
-			nodeExecutionStack: [{ node, data: { main: [options.items.map((json) => ({ json }))] }, source: null }],
+			nodeExecutionStack: [
+				{ node, data: { main: [options.items.map((json) => ({ json }))] }, source: null },
+			],
 		},
 	});
-	const execute = new WorkflowExecute(additionalDataFor(options.credentials, hooks), 'manual', runExecutionData);
+	const execute = new WorkflowExecute(
+		additionalDataFor(options.credentials, hooks),
+		'manual',
+		runExecutionData,
+	);
 	const execution = execute.processRunExecutionData(workflow);
-	const canceller = options.cancelAfterMs === undefined ? undefined : setTimeout(() => execution.cancel(), options.cancelAfterMs);
+	const canceller =
+		options.cancelAfterMs === undefined
+			? undefined
+			: setTimeout(() => execution.cancel(), options.cancelAfterMs);
 	const returned = await execution.finally(() => clearTimeout(canceller));
 	const run = finished ?? returned;
 	const task = run.data.resultData.runData[NODE_NAME]?.[0];
 	const error = task?.error ?? run.data.resultData.error;
 	return {
 		outputs: (task?.data?.main ?? []).map((output: INodeExecutionData[] | null) => output ?? []),
-		error: error ? { message: error.message, description: (error as { description?: string | null }).description, context: (error as { context?: IDataObject }).context } : undefined,
+		error: error
+			? {
+					message: error.message,
+					description: (error as { description?: string | null }).description,
+					context: (error as { context?: IDataObject }).context,
+				}
+			: undefined,
 		run,
 		serialised: JSON.stringify(run),
 	};
@@ -219,13 +247,21 @@ export async function runNode(options: RunNodeOptions): Promise<NodeRunResult> {
 export function outputNames(parameters: INodeParameters, nodeType?: INodeType): string[] {
 	const { workflow, node } = buildWorkflow({ parameters, nodeType });
 	const description = (nodeType ?? new DecisionService()).description;
-	return (workflow.expression.getSimpleParameterValue(node, description.outputs as string, 'internal', {}) as Array<{ displayName?: string }>).map(
-		(output) => output.displayName ?? 'main',
-	);
+	return (
+		workflow.expression.getSimpleParameterValue(
+			node,
+			description.outputs as string,
+			'internal',
+			{},
+		) as Array<{ displayName?: string }>
+	).map((output) => output.displayName ?? 'main');
 }
 
 /** A load-options context of n8n-core for the node with these parameters, for listSearch, loadOptions and resourceMapping. */
-export function loadOptionsContext(parameters: INodeParameters, credentials: EngineCredentials): ILoadOptionsFunctions {
+export function loadOptionsContext(
+	parameters: INodeParameters,
+	credentials: EngineCredentials,
+): ILoadOptionsFunctions {
 	const { workflow, node } = buildWorkflow({ parameters });
 	const hooks = new ExecutionLifecycleHooks('manual', 'engine-test-run', {} as never);
 	const additionalData = additionalDataFor(credentials, hooks);

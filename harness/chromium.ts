@@ -15,10 +15,15 @@ function apt(args: string[]): void {
 		maxBuffer: 64 * 1024 * 1024,
 		stdio: ['ignore', 'pipe', 'pipe'],
 	});
-	if (result.error) throw new Error(`Cannot install chromium: apt-get ${args.join(' ')} did not start (${result.error.message}).`);
+	if (result.error)
+		throw new Error(
+			`Cannot install chromium: apt-get ${args.join(' ')} did not start (${result.error.message}).`,
+		);
 	if (result.status !== 0) {
 		const output = `${result.stderr ?? ''}\n${result.stdout ?? ''}`.trim().slice(-3000);
-		throw new Error(`Cannot install chromium: apt-get ${args.join(' ')} failed (exit ${result.status}).\n${output}`);
+		throw new Error(
+			`Cannot install chromium: apt-get ${args.join(' ')} failed (exit ${result.status}).\n${output}`,
+		);
 	}
 }
 
@@ -32,10 +37,13 @@ export function ensureChromium(): string {
 				'Install it once with: sudo apt-get update && sudo apt-get install -y --no-install-recommends chromium',
 		);
 	}
-	process.stderr.write(`${CHROMIUM_PATH} is missing: installing Debian's chromium with apt-get (about a minute)…\n`);
+	process.stderr.write(
+		`${CHROMIUM_PATH} is missing: installing Debian's chromium with apt-get (about a minute)…\n`,
+	);
 	apt(['update']);
 	apt(['install', '-y', '--no-install-recommends', 'chromium']);
-	if (!existsSync(CHROMIUM_PATH)) throw new Error(`apt-get installed chromium but ${CHROMIUM_PATH} is still missing.`);
+	if (!existsSync(CHROMIUM_PATH))
+		throw new Error(`apt-get installed chromium but ${CHROMIUM_PATH} is still missing.`);
 	process.stderr.write(`chromium installed at ${CHROMIUM_PATH}\n`);
 	return CHROMIUM_PATH;
 }

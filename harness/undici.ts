@@ -4,7 +4,15 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { Agent, request, errors as undiciErrors } from 'undici';
-import { DecisionClient, TransportError, classifyTransportCode, flattenHeaders, type DecisionClientOptions, type Sleep, type Transport } from '../src/client';
+import {
+	DecisionClient,
+	TransportError,
+	classifyTransportCode,
+	flattenHeaders,
+	type DecisionClientOptions,
+	type Sleep,
+	type Transport,
+} from '../src/client';
 
 export interface UndiciTransportOptions {
 	apiKey: string;
@@ -20,7 +28,9 @@ function errorCode(error: unknown): string | undefined {
 	return cause === undefined ? undefined : errorCode(cause);
 }
 
-export function createUndiciTransport(options: UndiciTransportOptions): Transport & { close(): Promise<void> } {
+export function createUndiciTransport(
+	options: UndiciTransportOptions,
+): Transport & { close(): Promise<void> } {
 	const dispatcher = new Agent({ connections: options.connections ?? 32, keepAliveTimeout: 4_000 });
 	const transport: Transport = async (req) => {
 		const signals = [AbortSignal.timeout(req.timeoutMs), ...(req.signal ? [req.signal] : [])];
@@ -38,13 +48,22 @@ export function createUndiciTransport(options: UndiciTransportOptions): Transpor
 			const body = await response.body.text();
 			return { status: response.statusCode, headers: flattenHeaders(response.headers), body };
 		} catch (error) {
-			if (req.signal?.aborted) throw new TransportError('aborted', 'The request was cancelled.', 'ABORT_ERR');
-			if (signal.aborted || error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
+			if (req.signal?.aborted)
+				throw new TransportError('aborted', 'The request was cancelled.', 'ABORT_ERR');
+			if (
+				signal.aborted ||
+				error instanceof undiciErrors.HeadersTimeoutError ||
+				error instanceof undiciErrors.BodyTimeoutError
+			) {
 				throw new TransportError('timeout', `No answer within ${req.timeoutMs} ms.`, 'ETIMEDOUT');
 			}
 			const code = errorCode(error);
 			// The message of a low-level error never holds the Authorization header; keep only the code.
-			throw new TransportError(classifyTransportCode(code), `Connection failed (${code ?? 'unknown error'}).`, code);
+			throw new TransportError(
+				classifyTransportCode(code),
+				`Connection failed (${code ?? 'unknown error'}).`,
+				code,
+			);
 		}
 	};
 	return Object.assign(transport, { close: () => dispatcher.close() });
@@ -56,7 +75,10 @@ export const nodeSleep: Sleep = async (ms, signal) => {
 
 /** A ready client on undici, for scripts and tests. */
 export function createUndiciClient(
-	options: Omit<DecisionClientOptions, 'transport' | 'sleep'> & { apiKey: string; connections?: number },
+	options: Omit<DecisionClientOptions, 'transport' | 'sleep'> & {
+		apiKey: string;
+		connections?: number;
+	},
 ): { client: DecisionClient; close(): Promise<void> } {
 	const { apiKey, connections, ...clientOptions } = options;
 	const transport = createUndiciTransport({ apiKey, connections });

@@ -9,10 +9,13 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 export const N8N_VERSION = '2.41.1';
-const projectRoot = resolve(__dirname, '..', '..');
+const projectRoot = resolve(__dirname, '..');
 
 export function n8nCacheDir(): string {
-	return process.env.N8N_CACHE_DIR ?? join(homedir(), '.cache', 'n8n-nodes-decision-service', `n8n-${N8N_VERSION}`);
+	return (
+		process.env.N8N_CACHE_DIR ??
+		join(homedir(), '.cache', 'n8n-nodes-decision-service', `n8n-${N8N_VERSION}`)
+	);
 }
 
 export function n8nBin(): string {
@@ -28,9 +31,13 @@ function run(command: string, args: string[], cwd: string): void {
 	const result = spawnSync(command, args, {
 		cwd,
 		stdio: ['ignore', 'inherit', 'inherit'],
-		env: { ...process.env, PATH: `${join(projectRoot, 'node_modules', '.bin')}:${process.env.PATH ?? ''}` },
+		env: {
+			...process.env,
+			PATH: `${join(projectRoot, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`,
+		},
 	});
-	if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed in ${cwd} (exit ${result.status})`);
+	if (result.status !== 0)
+		throw new Error(`${command} ${args.join(' ')} failed in ${cwd} (exit ${result.status})`);
 }
 
 /** Installs n8n when the cache lacks it; returns the path of its `bin/n8n`. */
@@ -38,7 +45,9 @@ export function ensureN8n(log: (line: string) => void = (line) => console.log(li
 	const dir = n8nCacheDir();
 	const marker = join(dir, '.installed');
 	if (existsSync(marker) && existsSync(n8nBin())) return n8nBin();
-	log(`Installing n8n ${N8N_VERSION} into ${dir}: once, about 4 minutes and 2.8 GB; later runs reuse it.`);
+	log(
+		`Installing n8n ${N8N_VERSION} into ${dir}: once, about 4 minutes and 2.8 GB; later runs reuse it.`,
+	);
 	rmSync(dir, { recursive: true, force: true });
 	mkdirSync(dir, { recursive: true });
 	writeFileSync(
@@ -58,7 +67,9 @@ export function ensureN8n(log: (line: string) => void = (line) => console.log(li
 	const started = Date.now();
 	log('  step 1/2: npm install --ignore-scripts (n8n and its dependencies)…');
 	run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], dir);
-	log(`  step 2/2: rebuilding sqlite3 for Node 24… (${Math.round((Date.now() - started) / 1000)} s so far)`);
+	log(
+		`  step 2/2: rebuilding sqlite3 for Node 24… (${Math.round((Date.now() - started) / 1000)} s so far)`,
+	);
 	run('npm', ['rebuild', 'sqlite3', `--nodedir=${node24Dir()}`, '--loglevel=error'], dir);
 	writeFileSync(marker, `${new Date().toISOString()}\n`);
 	log(`n8n ${N8N_VERSION} ready in ${Math.round((Date.now() - started) / 1000)} s.`);

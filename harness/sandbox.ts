@@ -1,8 +1,13 @@
 /** Starts a real sandbox server on 127.0.0.1 (random port) and drives its control surface. */
 import { request } from 'undici';
-import { createUndiciClient } from '../../adapters/undici';
-import type { DecisionClientOptions } from '../../src/client';
-import { DEMO_KEYS, startSandbox, type RunningSandbox, type SandboxOptions } from '../../sandbox/server';
+import { createUndiciClient } from './undici';
+import type { DecisionClientOptions } from '../src/client';
+import {
+	DEMO_KEYS,
+	startSandbox,
+	type RunningSandbox,
+	type SandboxOptions,
+} from '../sandbox/server';
 
 export { DEMO_KEYS };
 
@@ -11,9 +16,18 @@ export interface TestSandbox {
 	baseUrl: string;
 	/** Calls the control surface; throws on a non-2xx answer. */
 	control<T = unknown>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T>;
-	usage(key: string): Promise<{ plan: string; used: number; quota: number; period: string; rate: { limit: number; remaining: number; reset_ms: number } }>;
+	usage(key: string): Promise<{
+		plan: string;
+		used: number;
+		quota: number;
+		period: string;
+		rate: { limit: number; remaining: number; reset_ms: number };
+	}>;
 	/** A client of the sandbox for `key`; closed with the sandbox. */
-	client(key: string, options?: Partial<Omit<DecisionClientOptions, 'transport' | 'sleep' | 'baseUrl'>>): ReturnType<typeof createUndiciClient>['client'];
+	client(
+		key: string,
+		options?: Partial<Omit<DecisionClientOptions, 'transport' | 'sleep' | 'baseUrl'>>,
+	): ReturnType<typeof createUndiciClient>['client'];
 	close(): Promise<void>;
 }
 
@@ -21,14 +35,19 @@ export async function startTestSandbox(options: SandboxOptions = {}): Promise<Te
 	const sandbox = await startSandbox({ port: 0, ...options });
 	const closers: Array<() => Promise<void>> = [];
 	let clients = 0;
-	const control = async <T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> => {
+	const control = async <T>(
+		method: 'GET' | 'POST' | 'DELETE',
+		path: string,
+		body?: unknown,
+	): Promise<T> => {
 		const response = await request(`${sandbox.origin}/_control${path}`, {
 			method,
 			headers: body === undefined ? {} : { 'content-type': 'application/json' },
 			body: body === undefined ? undefined : JSON.stringify(body),
 		});
 		const text = await response.body.text();
-		if (response.statusCode >= 300) throw new Error(`control ${method} ${path} answered ${response.statusCode}: ${text}`);
+		if (response.statusCode >= 300)
+			throw new Error(`control ${method} ${path} answered ${response.statusCode}: ${text}`);
 		return (text ? JSON.parse(text) : undefined) as T;
 	};
 	return {
@@ -73,7 +92,8 @@ export async function rawRequest(
 	});
 	const text = await response.body.text();
 	const headers: Record<string, string> = {};
-	for (const [name, value] of Object.entries(response.headers)) if (typeof value === 'string') headers[name] = value;
+	for (const [name, value] of Object.entries(response.headers))
+		if (typeof value === 'string') headers[name] = value;
 	let json: unknown;
 	try {
 		json = JSON.parse(text);
