@@ -4,3 +4,4 @@ export * from './resources';
 export * from './requests';
 export * from './errors';
 export * from './input';
+export * from './level';

@@ -1,0 +1,14 @@
+/**
+ * The level a score run lands on, by the API's rule: `legend[round(raw_score)]` (the legend maps
+ * level indexes, lowest first, to their labels). Undefined when the run carries no raw score or
+ * legend, or when the rounded score has no entry.
+ */
+export function levelOf(run: {
+	raw_score?: number;
+	legend?: Record<string, string>;
+}): string | undefined {
+	if (run.raw_score === undefined || !run.legend || !Number.isFinite(run.raw_score)) {
+		return undefined;
+	}
+	return run.legend[String(Math.round(run.raw_score))];
+}
