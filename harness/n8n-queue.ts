@@ -326,11 +326,10 @@ export async function startQueueN8n(options: {
 				QUEUE_HEALTH_CHECK_PORT: String(healthPort),
 				N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
 			};
-			const child = spawn(
-				process.execPath,
-				[bin, 'worker', `--concurrency=${options.concurrency}`],
-				{ env, stdio: ['ignore', 'pipe', 'pipe'] },
-			);
+			const child = spawn(prepared.node, [bin, 'worker', `--concurrency=${options.concurrency}`], {
+				env,
+				stdio: ['ignore', 'pipe', 'pipe'],
+			});
 			const log: string[] = [];
 			child.stdout?.on('data', (chunk: Buffer) => log.push(chunk.toString()));
 			child.stderr?.on('data', (chunk: Buffer) => log.push(chunk.toString()));
