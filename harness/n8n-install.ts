@@ -53,25 +53,41 @@ function node24Dir(): string {
 /** The machine's own Node.js (Debian's, 20 here), with its headers under /usr/include/node. */
 const SYSTEM_NODE = '/usr/bin/node';
 
+/** Where an install records the Node.js its sqlite3 was built for (see installFor). */
+const runtimeFile = (version: string) => join(n8nCacheDir(version), '.node');
+
 /**
- * The Node.js that runs n8n `version`: this process's (Node 24 under npm scripts) when n8n's
- * `engines` allow it, else the machine's Node 20: n8n before 1.100 refuses Node 24 at start.
+ * The Node.js binaries n8n `version` allows, best first: this process's (Node 24 under npm
+ * scripts), then the machine's Node 20 (n8n before 1.100 refuses Node 24 at start).
  */
-export function n8nNodeBinary(version = n8nVersion()): string {
+function candidateNodes(version: string): string[] {
 	const manifest = join(n8nCacheDir(version), 'node_modules', 'n8n', 'package.json');
 	const range = (JSON.parse(readFileSync(manifest, 'utf8')) as { engines?: { node?: string } })
 		.engines?.node;
-	if (!range) return process.execPath;
+	if (!range) return [process.execPath];
 	// n8n's own copy of semver: its bin/n8n makes the same check with it.
 	const { satisfies } = createRequire(manifest)('semver') as {
 		satisfies(version: string, range: string): boolean;
 	};
-	if (satisfies(process.versions.node, range)) return process.execPath;
 	const system = spawnSync(SYSTEM_NODE, ['-p', 'process.versions.node'], { encoding: 'utf8' });
-	if (system.status === 0 && satisfies(system.stdout.trim(), range)) return SYSTEM_NODE;
-	throw new Error(
-		`n8n ${version} needs Node.js ${range}; neither ${process.version} nor ${SYSTEM_NODE} is`,
-	);
+	const candidates = [
+		...(satisfies(process.versions.node, range) ? [process.execPath] : []),
+		...(system.status === 0 && satisfies(system.stdout.trim(), range) ? [SYSTEM_NODE] : []),
+	];
+	if (!candidates.length)
+		throw new Error(
+			`n8n ${version} needs Node.js ${range}; neither ${process.version} nor ${SYSTEM_NODE} is`,
+		);
+	return candidates;
+}
+
+/** The Node.js that runs n8n `version`: the one its sqlite3 was built for at install. */
+export function n8nNodeBinary(version = n8nVersion()): string {
+	const recorded = existsSync(runtimeFile(version))
+		? readFileSync(runtimeFile(version), 'utf8').trim()
+		: '';
+	if (recorded === SYSTEM_NODE) return SYSTEM_NODE;
+	return process.execPath;
 }
 
 function installEnv(nodeBinary = process.execPath): NodeJS.ProcessEnv {
@@ -155,17 +171,34 @@ const isInstalled = (version: string) =>
 const markInstalled = (version: string) =>
 	writeFileSync(join(n8nCacheDir(version), '.installed'), `${new Date().toISOString()}\n`);
 
-/** `npm rebuild sqlite3` for the Node that will run n8n `version`, and that Node. */
-function sqliteRebuild(version: string): { args: string[]; nodeBinary: string } {
-	const nodeBinary = n8nNodeBinary(version);
-	const nodedir = nodeBinary === process.execPath ? node24Dir() : '/usr';
-	return {
-		args: ['rebuild', 'sqlite3', `--nodedir=${nodedir}`, '--loglevel=error'],
+/**
+ * sqlite3 is built for the first Node.js that n8n `version` allows and that builds it (the
+ * sqlite3 of some 1.x releases brings a node-gyp too old for Node 24's headers): the `npm rebuild`
+ * for each candidate, in order, and how to record the one that worked.
+ */
+function sqliteBuilds(
+	version: string,
+): Array<{ nodeBinary: string; args: string[]; record(): void }> {
+	return candidateNodes(version).map((nodeBinary) => ({
 		nodeBinary,
-	};
+		args: [
+			'rebuild',
+			'sqlite3',
+			`--nodedir=${nodeBinary === process.execPath ? node24Dir() : '/usr'}`,
+			'--loglevel=error',
+		],
+		record: () =>
+			writeFileSync(
+				runtimeFile(version),
+				`${nodeBinary === process.execPath ? 'bundled' : nodeBinary}\n`,
+			),
+	}));
 }
 
-/** Installs n8n `version` when the cache lacks it; returns the path of its `bin/n8n`. */
+/**
+ * Installs n8n `version` when the cache lacks it, blocking (`npm run n8n:install`, which `npm test`
+ * runs first, installs the tested versions side by side); returns the path of its `bin/n8n`.
+ */
 export function ensureN8n(
 	version = n8nVersion(),
 	log: (line: string) => void = (line) => console.log(line),
@@ -173,11 +206,21 @@ export function ensureN8n(
 	if (isInstalled(version)) return n8nBin(version);
 	const dir = prepareFolder(version, log);
 	const started = Date.now();
-	log(`  n8n ${version} step 1/2: npm install --ignore-scripts (n8n and its dependencies)…`);
+	log(`  n8n ${version}: npm install --ignore-scripts (n8n and its dependencies)…`);
 	run('npm', NPM_INSTALL, dir);
-	const rebuild = sqliteRebuild(version);
-	log(`  n8n ${version} step 2/2: rebuilding sqlite3 for ${rebuild.nodeBinary}…`);
-	run('npm', rebuild.args, dir, rebuild.nodeBinary);
+	let built = false;
+	for (const build of sqliteBuilds(version)) {
+		log(`  n8n ${version}: building sqlite3 for ${build.nodeBinary}…`);
+		try {
+			run('npm', build.args, dir, build.nodeBinary);
+		} catch {
+			continue;
+		}
+		build.record();
+		built = true;
+		break;
+	}
+	if (!built) throw new Error(`sqlite3 of n8n ${version} builds for no Node.js here`);
 	markInstalled(version);
 	log(`n8n ${version} ready in ${Math.round((Date.now() - started) / 1000)} s.`);
 	return n8nBin(version);
@@ -191,21 +234,34 @@ export async function ensureN8nVersions(
 	versions: readonly string[],
 	log: (line: string) => void = (line) => console.log(line),
 ): Promise<void> {
-	await Promise.all(
+	// Every install runs to its end, even when another fails first.
+	const results = await Promise.allSettled(
 		versions
 			.filter((version) => !isInstalled(version))
 			.map(async (version) => {
 				const dir = prepareFolder(version, log);
 				const started = Date.now();
 				await runAsync('npm', NPM_INSTALL, dir);
-				const rebuild = sqliteRebuild(version);
-				log(`  n8n ${version}: dependencies in, rebuilding sqlite3 for ${rebuild.nodeBinary}…`);
-				await runAsync('npm', rebuild.args, dir, rebuild.nodeBinary);
+				let built = false;
+				for (const build of sqliteBuilds(version)) {
+					log(`  n8n ${version}: building sqlite3 for ${build.nodeBinary}…`);
+					try {
+						await runAsync('npm', build.args, dir, build.nodeBinary);
+					} catch {
+						continue;
+					}
+					build.record();
+					built = true;
+					break;
+				}
+				if (!built) throw new Error(`sqlite3 of n8n ${version} builds for no Node.js here`);
 				markInstalled(version);
 				log(`n8n ${version} ready in ${Math.round((Date.now() - started) / 1000)} s.`);
 			}),
 	);
-	for (const version of versions) log(`n8n ${version}: ${n8nBin(version)}`);
+	for (const result of results) if (result.status === 'rejected') throw result.reason;
+	for (const version of versions)
+		log(`n8n ${version}: ${n8nBin(version)} on ${n8nNodeBinary(version)}`);
 }
 
 export const REDIS_SERVER = '/usr/bin/redis-server';
