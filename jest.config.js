@@ -9,12 +9,13 @@ const shared = {
 	transform: {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: { isolatedModules: true } }],
 	},
-	testTimeout: 60_000,
 };
 
 module.exports = {
 	// Two cores: the sandbox servers of parallel workers compete with jest itself.
 	maxWorkers: 2,
+	// A global option: jest ignores it inside a project.
+	testTimeout: 60_000,
 	projects: [
 		{
 			...shared,
