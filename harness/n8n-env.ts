@@ -353,7 +353,12 @@ export async function signIn(url: string): Promise<string> {
 	const response = await fetch(`${url}/rest/login`, {
 		method: 'POST',
 		headers: { 'content-type': 'application/json', 'browser-id': 'decision-service-setup' },
-		body: JSON.stringify({ emailOrLdapLoginId: OWNER.email, password: OWNER.password }),
+		// Older n8n (1.64 here) reads `email`, newer `emailOrLdapLoginId`; each ignores the other.
+		body: JSON.stringify({
+			email: OWNER.email,
+			emailOrLdapLoginId: OWNER.email,
+			password: OWNER.password,
+		}),
 	});
 	if (!response.ok)
 		throw new Error(`sign-in answered ${response.status}: ${await response.text()}`);
