@@ -37,27 +37,3 @@ export function configuredOutputs(parameters: INodeParameters): INodeOutputConfi
 	outputs.push({ type: 'main', displayName: 'Other' });
 	return outputs;
 }
-
-/** Output index of each route key, in the order configuredOutputs lays them out. */
-export interface RouteLayout {
-	indexOf: Map<string, number>;
-	noLabel?: number;
-	uncertain: number;
-	pending: number;
-	other: number;
-	count: number;
-}
-
-export function routeLayout(schemaKeys: readonly string[]): RouteLayout {
-	const indexOf = new Map<string, number>();
-	schemaKeys.forEach((key, index) => indexOf.set(key, index));
-	const base = schemaKeys.length;
-	return {
-		indexOf,
-		noLabel: indexOf.get(NO_LABEL_KEY),
-		uncertain: base,
-		pending: base + 1,
-		other: base + 2,
-		count: base + 3,
-	};
-}

@@ -1,19 +1,14 @@
 import { createHash } from 'crypto';
 import {
-	NodeApiError,
 	NodeOperationError,
 	sleep,
 	type IExecuteFunctions,
 	type ICredentialsDecrypted,
 	type IHttpRequestOptions,
 	type ILoadOptionsFunctions,
-	type INode,
-	type JsonObject,
 } from 'n8n-workflow';
 import {
 	DecisionClient,
-	DecisionServiceError,
-	InvalidRequestError,
 	TransportError,
 	classifyTransportCode,
 	flattenHeaders,
@@ -132,30 +127,5 @@ export async function createDecisionClient(
 		rateGateKey: `${baseUrl}|${keyDigest}`,
 		secrets: [apiKey],
 		...settings,
-	});
-}
-
-/** An n8n error for a client error: message and hint a user can act on, never the key. */
-export function toNodeError(
-	node: INode,
-	error: unknown,
-	itemIndex?: number,
-): NodeApiError | NodeOperationError {
-	if (error instanceof InvalidRequestError && error.status === undefined) {
-		return new NodeOperationError(node, error.message, { itemIndex, description: error.hint });
-	}
-	if (error instanceof DecisionServiceError) {
-		// The service's code under a key n8n does not read as an HTTP status (it would rewrite the message).
-		const response: JsonObject = { message: error.message, serviceCode: error.code };
-		return new NodeApiError(node, response, {
-			message: error.message,
-			description: error.hint,
-			httpCode: error.status === undefined ? undefined : String(error.status),
-			itemIndex,
-		});
-	}
-	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
-	return new NodeOperationError(node, error instanceof Error ? error.message : String(error), {
-		itemIndex,
 	});
 }

@@ -1,3 +1,8 @@
+/**
+ * Every error the client throws, one class per case; `errorFromResponse` (beside this file) is the
+ * one place where an HTTP answer becomes one of them. Messages are neutral (no n8n words: the node
+ * adds its editor's hints, see nodes/DecisionService/errors.ts) and never carry the API key.
+ */
 import type { ErrorDetail } from '../contract';
 
 export interface ErrorInit {
@@ -5,8 +10,8 @@ export interface ErrorInit {
 	status?: number;
 	code: string;
 	details?: unknown;
-	/** What the user can do about it. */
-	hint?: string;
+	/** True when the request reached the service and may have been counted against the quota. */
+	mayHaveBeenCharged?: boolean;
 }
 
 /** Base of every error the client throws. Messages never carry the API key (see scrubSecrets). */
@@ -14,7 +19,7 @@ export class DecisionServiceError extends Error {
 	readonly status?: number;
 	readonly code: string;
 	readonly details?: unknown;
-	readonly hint?: string;
+	readonly mayHaveBeenCharged: boolean;
 
 	constructor(init: ErrorInit) {
 		super(init.message);
@@ -22,7 +27,7 @@ export class DecisionServiceError extends Error {
 		this.status = init.status;
 		this.code = init.code;
 		this.details = init.details;
-		this.hint = init.hint;
+		this.mayHaveBeenCharged = init.mayHaveBeenCharged ?? false;
 	}
 }
 
@@ -69,7 +74,7 @@ export class RateLimitedError extends DecisionServiceError {
 export class UnauthorizedError extends DecisionServiceError {}
 export class NotFoundError extends DecisionServiceError {}
 
-/** 400 from the service, or a request the client refused to send. `problems` names each field. */
+/** 400 from the service. `problems` names each field. */
 export class InvalidRequestError extends DecisionServiceError {
 	readonly problems: ErrorDetail[];
 
@@ -78,6 +83,9 @@ export class InvalidRequestError extends DecisionServiceError {
 		this.problems = init.problems;
 	}
 }
+
+/** A request the client refused to send: nothing left the process, nothing was charged. */
+export class LocalValidationError extends InvalidRequestError {}
 
 export class DecisionNotLiveError extends DecisionServiceError {}
 export class PayloadTooLargeError extends DecisionServiceError {}
@@ -108,6 +116,9 @@ export class TimeoutError extends DecisionServiceError {
 		this.timeoutMs = init.timeoutMs;
 	}
 }
+
+/** The caller's signal aborted the call (n8n's Stop, say). */
+export class AbortedError extends DecisionServiceError {}
 
 /** Replaces every occurrence of each secret in a text. */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {

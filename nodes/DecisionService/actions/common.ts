@@ -6,7 +6,7 @@ import type {
 	INodePropertyOptions,
 } from 'n8n-workflow';
 import { BOUNDS, LOCALES, SLUG_PATTERN, type Locale } from '../../../src/contract';
-import { toNodeError } from '../transport';
+import { toNodeError } from '../errors';
 
 const LOCALE_NAMES: Record<Locale, string> = { en: 'English', fr: 'French' };
 

@@ -6,7 +6,8 @@ import type {
 } from 'n8n-workflow';
 import type { ContextField, Decision } from '../../../src/contract';
 import { NO_LABEL_KEY } from '../outputs';
-import { createDecisionClient, toNodeError } from '../transport';
+import { toNodeError } from '../errors';
+import { createDecisionClient } from '../transport';
 
 async function currentDecision(context: ILoadOptionsFunctions): Promise<Decision | undefined> {
 	const slug = String(

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 import * as create from './create.operation';
-import * as decide from './decide.operation';
+import * as decide from './decide';
 import * as get from './get.operation';
 import * as getAll from './getMany.operation';
 
