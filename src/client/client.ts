@@ -320,9 +320,9 @@ export class DecisionClient {
 	private async sleep<T>(ms: number, operation: Operation<T>, signal?: AbortSignal): Promise<void> {
 		try {
 			await this.options.sleep(ms, signal);
-		} catch (error) {
-			if (signal?.aborted) throw this.aborted(operation);
-			throw error;
+		} catch {
+			// A sleep only rejects when its signal aborts.
+			throw this.aborted(operation);
 		}
 	}
 

@@ -446,9 +446,7 @@ describe('retry discipline', () => {
 afterAll(() => {
 	const text = seenErrors
 		.map((error) =>
-			error instanceof Error
-				? `${error.message} ${JSON.stringify(error)}`
-				: String(error),
+			error instanceof Error ? `${error.message} ${JSON.stringify(error)}` : String(error),
 		)
 		.join('\n');
 	expect(seenErrors.length).toBeGreaterThan(10);
