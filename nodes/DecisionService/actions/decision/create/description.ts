@@ -221,14 +221,6 @@ const properties: INodeProperties[] = [
 				displayOptions: { show: { '/createFrom': ['definition'] } },
 			},
 			{
-				displayName: 'Summary',
-				name: 'summary',
-				type: 'string',
-				default: '',
-				description:
-					"Short description of the decision, shown in the app (the API's description field)",
-			},
-			{
 				displayName: 'Name',
 				name: 'customName',
 				type: 'string',
@@ -253,6 +245,14 @@ const properties: INodeProperties[] = [
 				placeholder: 'e.g. ticket-routing',
 				description:
 					'Explicit identifier; derived from the name by default. Creating twice with the same slug returns the existing decision.',
+			},
+			{
+				displayName: 'Summary',
+				name: 'summary',
+				type: 'string',
+				default: '',
+				description:
+					"Short description of the decision, shown in the app (the API's description field)",
 			},
 			{
 				displayName: 'Type',
