@@ -71,6 +71,9 @@ function n8nTransport(context: Context, credentials: DecisionServiceCredentials)
 			ignoreHttpStatusErrors: true,
 			timeout: request.timeoutMs,
 			abortSignal: request.signal,
+			// The API has no redirects; following one would hand the key and the input to another
+			// origin (n8n re-adds the credential). A 3xx comes back as an answer the client refuses.
+			disableFollowRedirect: true,
 		};
 		const response = (await context.helpers.httpRequestWithAuthentication.call(
 			context,

@@ -51,7 +51,7 @@ export class DecisionClient {
 		const path = `/decide/${this.slugPath(slug)}`;
 		const label = `decide on "${slug}"`;
 		return this.requester.send(
-			{ method: 'POST', path, body, retry: 'metered', schema: runSchema, label },
+			{ method: 'POST', path, body, retry: 'metered', rateLimited: true, schema: runSchema, label },
 			signal,
 		);
 	}
@@ -74,7 +74,8 @@ export class DecisionClient {
 				method: 'POST',
 				path: '/decisions',
 				body: request,
-				retry: idempotent ? 'safe' : 'metered',
+				retry: idempotent ? 'safe' : 'once',
+				rateLimited: true,
 				schema: createDecisionResponseSchema,
 				label,
 			},
@@ -86,7 +87,7 @@ export class DecisionClient {
 		const path = `/decisions/${this.slugPath(slug)}`;
 		const label = `get decision "${slug}"`;
 		return this.requester.send(
-			{ method: 'GET', path, retry: 'safe', schema: decisionSchema, label },
+			{ method: 'GET', path, retry: 'safe', rateLimited: false, schema: decisionSchema, label },
 			signal,
 		);
 	}
@@ -97,6 +98,7 @@ export class DecisionClient {
 				method: 'GET',
 				path: '/decisions',
 				retry: 'safe',
+				rateLimited: false,
 				schema: decisionListSchema,
 				label: 'list decisions',
 			},
@@ -108,7 +110,14 @@ export class DecisionClient {
 	async listTemplates(locale?: Locale, signal?: AbortSignal): Promise<TemplateList> {
 		const path = `/templates${locale ? `?locale=${encodeURIComponent(locale)}` : ''}`;
 		return this.requester.send(
-			{ method: 'GET', path, retry: 'safe', schema: templateListSchema, label: 'list templates' },
+			{
+				method: 'GET',
+				path,
+				retry: 'safe',
+				rateLimited: false,
+				schema: templateListSchema,
+				label: 'list templates',
+			},
 			signal,
 		);
 	}
@@ -133,7 +142,8 @@ export class DecisionClient {
 				method: 'POST',
 				path: `/runs/${encodeURIComponent(runId)}/feedback`,
 				body: feedback,
-				retry: 'metered',
+				retry: 'once',
+				rateLimited: false,
 				schema: feedbackRecordSchema,
 				label,
 			},

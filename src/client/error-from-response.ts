@@ -16,11 +16,13 @@ import {
 	PayloadTooLargeError,
 	QuotaExceededError,
 	RateLimitedError,
+	RedirectError,
 	ServerError,
 	UnauthorizedError,
 	scrubSecrets,
 	type ErrorInit,
 } from './errors';
+import { RATE_WAIT_MIN_MS, RATE_WINDOW_MAX_MS, retryAfterMs } from './rate-headers';
 import type { TransportResponse } from './transport';
 
 /** A header as a finite number, or undefined when absent or not a number. */
@@ -40,6 +42,10 @@ export interface ResponseErrorContext {
 	rateWaitedMs: number;
 	/** Strings that must never appear in a message (the API key). */
 	secrets: readonly string[];
+	/** The request's URL, to read a relative Location against. */
+	url: string;
+	/** The request is charged per call (decide): an answer that does not prove otherwise may have been. */
+	metered: boolean;
 }
 
 interface Envelope {
@@ -106,6 +112,18 @@ function quotaExceeded(
 	});
 }
 
+/** Retry-After within its bounds (rate-headers.ts), else the body's retry_after within the same bounds. */
+function retryAfterSecondsOf(
+	response: TransportResponse,
+	fromBody: number | undefined,
+	now: number,
+): number | undefined {
+	const fromHeader = retryAfterMs(response.headers, now);
+	if (fromHeader !== undefined) return fromHeader / 1000;
+	if (fromBody === undefined || !Number.isFinite(fromBody) || fromBody < 0) return undefined;
+	return Math.min(Math.max(fromBody, RATE_WAIT_MIN_MS / 1000), RATE_WINDOW_MAX_MS / 1000);
+}
+
 function rateLimited(
 	base: ErrorInit,
 	envelope: Envelope,
@@ -119,9 +137,11 @@ function rateLimited(
 		limit: rate.success
 			? rate.data.limit
 			: headerNumber(response.headers, RATE_LIMIT_HEADERS.limit),
-		retryAfterSeconds:
-			headerNumber(response.headers, RATE_LIMIT_HEADERS.retryAfter) ??
-			(rate.success ? rate.data.retry_after : undefined),
+		retryAfterSeconds: retryAfterSecondsOf(
+			response,
+			rate.success ? rate.data.retry_after : undefined,
+			context.now,
+		),
 		waitedMs: context.rateWaitedMs,
 	});
 }
@@ -148,6 +168,25 @@ function invalidRequest(
 		problems,
 		message: scrubSecrets(
 			refusalMessage(context.label, problems, envelope.serviceMessage || 'invalid request'),
+			context.secrets,
+		),
+	});
+}
+
+function redirect(response: TransportResponse, context: ResponseErrorContext): RedirectError {
+	let location: string | undefined;
+	try {
+		location = new URL(response.headers.location ?? '', context.url).origin;
+	} catch {
+		location = undefined;
+	}
+	const target = response.headers.location ? (location ?? 'an unreadable location') : 'nowhere';
+	return new RedirectError({
+		status: response.status,
+		code: 'redirect',
+		location,
+		message: scrubSecrets(
+			`${context.label} was answered with a redirect (${response.status}) to ${target}. The Decision Service API has no redirects, so it was not followed: neither the key nor the input was sent there.`,
 			context.secrets,
 		),
 	});
@@ -183,10 +222,14 @@ export function errorFromResponse(
 	const envelope = envelopeOf(response);
 	const { status } = response;
 	const said = envelope.serviceMessage ? `: ${envelope.serviceMessage}` : '';
+	if (status >= 300 && status < 400) return redirect(response, context);
 	const base: ErrorInit = {
 		status,
 		code: envelope.code,
 		details: envelope.details,
+		answeredByService: envelope.fromService,
+		// Only the service's own error answers are known not to be charged (see retry.ts).
+		mayHaveBeenCharged: context.metered && !envelope.fromService && status >= 500 && status !== 503,
 		message: scrubSecrets(
 			`${context.label} failed (${status} ${envelope.code})${said}`,
 			context.secrets,

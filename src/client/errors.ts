@@ -12,6 +12,8 @@ export interface ErrorInit {
 	details?: unknown;
 	/** True when the request reached the service and may have been counted against the quota. */
 	mayHaveBeenCharged?: boolean;
+	/** True when the body carried the service's own error envelope (a gateway's page does not). */
+	answeredByService?: boolean;
 }
 
 /** Base of every error the client throws. Messages never carry the API key (see scrubSecrets). */
@@ -20,6 +22,7 @@ export class DecisionServiceError extends Error {
 	readonly code: string;
 	readonly details?: unknown;
 	readonly mayHaveBeenCharged: boolean;
+	readonly answeredByService: boolean;
 
 	constructor(init: ErrorInit) {
 		super(init.message);
@@ -28,6 +31,7 @@ export class DecisionServiceError extends Error {
 		this.code = init.code;
 		this.details = init.details;
 		this.mayHaveBeenCharged = init.mayHaveBeenCharged ?? false;
+		this.answeredByService = init.answeredByService ?? false;
 	}
 }
 
@@ -117,7 +121,20 @@ export class TimeoutError extends DecisionServiceError {
 	}
 }
 
-/** The caller's signal aborted the call (n8n's Stop, say). */
+/**
+ * A 3xx answer. The API has no redirects, and following one would send the key and the input to
+ * another origin, so none is followed; `location` is the origin it pointed at.
+ */
+export class RedirectError extends DecisionServiceError {
+	readonly location?: string;
+
+	constructor(init: ErrorInit & { location?: string }) {
+		super(init);
+		this.location = init.location;
+	}
+}
+
+/** The caller's signal aborted the call (a Stop, say). */
 export class AbortedError extends DecisionServiceError {}
 
 /** Replaces every occurrence of each secret in a text. */

@@ -3,8 +3,8 @@
  * the rate gate and the failure each attempt can end in are read together (hence its length).
  */
 import type { z } from 'zod/v4';
-import { BOUNDS, RATE_LIMIT_HEADERS, type ErrorDetail } from '../contract';
-import { errorFromResponse, headerNumber, refusalMessage } from './error-from-response';
+import { BOUNDS, type ErrorDetail } from '../contract';
+import { errorFromResponse, refusalMessage } from './error-from-response';
 import {
 	AbortedError,
 	DecisionServiceError,
@@ -17,7 +17,8 @@ import {
 import { parseAnswer } from './parse';
 import { backoffMs, mayRetryErrorAnswer, mayRetryTransportFailure, type RetryClass } from './retry';
 import { ConcurrencyLimiter } from './limiter';
-import { rateGateFor, type RateGate, type RateWindowInfo } from './rate-gate';
+import { rateGateFor, type RateGate } from './rate-gate';
+import { rateLimitWaitMs, rateWindowOf } from './rate-headers';
 import {
 	TransportError,
 	type HttpMethod,
@@ -62,17 +63,33 @@ export interface Operation<T> {
 	path: string;
 	body?: unknown;
 	retry: RetryClass;
+	/** Counted by the key's per-minute rate limit (decide, create): waits on the shared rate gate. */
+	rateLimited: boolean;
 	schema: z.ZodType<T>;
 	/** Names the operation in error messages. */
 	label: string;
 }
 
-function rateWindowOf(response: TransportResponse): RateWindowInfo {
-	return {
-		limit: headerNumber(response.headers, RATE_LIMIT_HEADERS.limit),
-		remaining: headerNumber(response.headers, RATE_LIMIT_HEADERS.remaining),
-		resetSeconds: headerNumber(response.headers, RATE_LIMIT_HEADERS.reset),
+/**
+ * A system or TLS error code in words. The code itself stays in the error's `code`: n8n rewrites
+ * a message that contains a common code (ECONNREFUSED…) into its own generic sentence.
+ */
+function causeOf(code: string): string {
+	const words: Record<string, string> = {
+		ECONNREFUSED: 'connection refused',
+		ENOTFOUND: 'host not found',
+		EAI_AGAIN: 'host name lookup failed',
+		EHOSTUNREACH: 'host unreachable',
+		ENETUNREACH: 'network unreachable',
+		ECONNRESET: 'connection reset',
+		ETIMEDOUT: 'connection timed out',
+		ECONNABORTED: 'connection aborted',
+		EPIPE: 'connection closed',
 	};
+	if (words[code]) return words[code];
+	if (/CERT|SSL|TLS|EPROTO/.test(code))
+		return `TLS handshake failed: ${code.toLowerCase().replace(/_/g, ' ')}`;
+	return code.toLowerCase().replace(/_/g, ' ');
 }
 
 function formatSeconds(ms: number): string {
@@ -118,26 +135,21 @@ export class Requester {
 
 	/** The request, repeated while retry.ts allows it, waiting on the rate gate before each send. */
 	private async attempt<T>(operation: Operation<T>, signal?: AbortSignal): Promise<T> {
-		const { maxRetries, maxRateLimitWaitMs, timeoutMs } = this.options;
+		const { maxRetries, timeoutMs, now } = this.options;
+		const url = `${this.baseUrl}${operation.path}`;
 		const body = operation.body === undefined ? undefined : JSON.stringify(operation.body);
+		const wait = { rateWaitedMs: 0 };
 		let retries = 0;
-		let rateWaitedMs = 0;
+		let consecutive429s = 0;
 		for (;;) {
-			const reservation = this.gate.tryReserve();
-			if ('waitMs' in reservation) {
-				if (rateWaitedMs + reservation.waitMs > maxRateLimitWaitMs) {
-					throw this.rateWaitExceeded(operation, rateWaitedMs, reservation.waitMs);
-				}
-				await this.sleep(reservation.waitMs, operation, signal);
-				rateWaitedMs += reservation.waitMs;
-				continue;
-			}
-
+			const ticket = operation.rateLimited
+				? await this.reserve(operation, wait, signal)
+				: undefined;
 			let response: TransportResponse;
 			try {
 				response = await this.options.transport({
 					method: operation.method,
-					url: `${this.baseUrl}${operation.path}`,
+					url,
 					headers: {
 						accept: 'application/json',
 						...(body !== undefined ? { 'content-type': 'application/json' } : {}),
@@ -147,7 +159,7 @@ export class Requester {
 					signal,
 				});
 			} catch (error) {
-				this.gate.release(reservation.ticket);
+				if (ticket !== undefined) this.gate.release(ticket);
 				const failure = this.transportErrorOf(error, signal);
 				if (mayRetryTransportFailure(operation.retry, failure) && retries < maxRetries) {
 					await this.sleep(this.backoffMs(retries), operation, signal);
@@ -156,24 +168,29 @@ export class Requester {
 				}
 				throw this.transportFailure(operation, failure, retries);
 			}
-			this.gate.release(reservation.ticket, rateWindowOf(response));
+			if (ticket !== undefined) this.gate.release(ticket, rateWindowOf(response.headers, now()));
 
-			if (response.status >= 200 && response.status < 300) {
-				return parseAnswer(response, operation.schema, {
-					label: operation.label,
-					secrets: this.options.secrets,
-					mayHaveBeenCharged: operation.retry === 'metered',
-				});
-			}
+			if (response.status >= 200 && response.status < 300) return this.parse(operation, response);
 			const error = errorFromResponse(response, {
 				label: operation.label,
-				now: this.options.now(),
-				rateWaitedMs,
+				now: now(),
+				rateWaitedMs: wait.rateWaitedMs,
 				secrets: this.options.secrets,
+				url,
+				metered: operation.retry === 'metered',
 			});
 			if (error instanceof RateLimitedError) {
-				this.gate.block(Math.max(1, (error.retryAfterSeconds ?? 1) * 1000));
-				// The loop waits on the gate, and gives up there when the wait budget is spent.
+				consecutive429s += 1;
+				const holdMs = rateLimitWaitMs(
+					error.retryAfterSeconds === undefined ? undefined : error.retryAfterSeconds * 1000,
+					consecutive429s,
+				);
+				if (operation.rateLimited) {
+					// Everyone on this key holds; the next reserve waits it out within the wait budget.
+					this.gate.block(holdMs);
+				} else {
+					await this.waitOnRateLimit(operation, wait, holdMs, signal);
+				}
 				continue;
 			}
 			if (mayRetryErrorAnswer(operation.retry, error) && retries < maxRetries) {
@@ -183,6 +200,42 @@ export class Requester {
 			}
 			throw error;
 		}
+	}
+
+	/** A slot of the key's rate window, waiting for one within the wait budget. */
+	private async reserve<T>(
+		operation: Operation<T>,
+		wait: { rateWaitedMs: number },
+		signal?: AbortSignal,
+	): Promise<number> {
+		for (;;) {
+			const reservation = this.gate.tryReserve();
+			if ('ticket' in reservation) return reservation.ticket;
+			await this.waitOnRateLimit(operation, wait, reservation.waitMs, signal);
+		}
+	}
+
+	/** Waits `ms` for the rate limit, or fails when that would pass the wait budget. */
+	private async waitOnRateLimit<T>(
+		operation: Operation<T>,
+		wait: { rateWaitedMs: number },
+		ms: number,
+		signal?: AbortSignal,
+	): Promise<void> {
+		if (wait.rateWaitedMs + ms > this.options.maxRateLimitWaitMs) {
+			throw this.rateWaitExceeded(operation, wait.rateWaitedMs, ms);
+		}
+		await this.sleep(ms, operation, signal);
+		wait.rateWaitedMs += ms;
+	}
+
+	/** A 2xx body read with the operation's schema. A decide answered 2xx was charged. */
+	private parse<T>(operation: Operation<T>, response: TransportResponse): T {
+		return parseAnswer(response, operation.schema, {
+			label: operation.label,
+			secrets: this.options.secrets,
+			mayHaveBeenCharged: operation.retry === 'metered',
+		});
 	}
 
 	private backoffMs(retry: number): number {
@@ -242,28 +295,29 @@ export class Requester {
 	): DecisionServiceError {
 		if (failure.kind === 'aborted') return this.aborted(operation);
 		const tries = retries > 0 ? ` after ${retries + 1} attempts` : '';
+		const sent = failure.kind !== 'connect';
 		const metered = operation.retry === 'metered';
+		const notRepeated =
+			sent && operation.retry !== 'safe'
+				? `; it was not repeated because the service may have run${metered ? ' (and charged)' : ''} it`
+				: '';
 		if (failure.kind === 'timeout') {
 			return new TimeoutError({
 				code: 'timeout',
 				timeoutMs: this.options.timeoutMs,
 				mayHaveBeenCharged: metered,
-				message: `${operation.label} got no answer within ${formatSeconds(this.options.timeoutMs)}${tries}${metered ? '; it was not repeated because the service may have run (and charged) it' : ''}.`,
+				message: `${operation.label} got no answer within ${formatSeconds(this.options.timeoutMs)}${tries}${notRepeated}.`,
 			});
 		}
-		const mayHaveReachedServer = failure.kind !== 'connect';
-		const what = mayHaveReachedServer
-			? 'the connection dropped before an answer'
-			: 'could not connect to the service';
-		const notRepeated =
-			mayHaveReachedServer && metered
-				? '; it was not repeated because the service may have run (and charged) it'
-				: '';
+		const cause = failure.code ? ` (${causeOf(failure.code)})` : '';
+		const what = sent
+			? 'the connection dropped after the request was sent, before an answer'
+			: 'the request was not sent: could not connect to the service';
 		return new NetworkError({
 			code: failure.code ? failure.code.toLowerCase() : 'network_error',
-			mayHaveReachedServer,
-			mayHaveBeenCharged: mayHaveReachedServer && metered,
-			message: this.scrub(`${operation.label} failed: ${what}${tries}${notRepeated}.`),
+			mayHaveReachedServer: sent,
+			mayHaveBeenCharged: sent && metered,
+			message: this.scrub(`${operation.label} failed: ${what}${tries}${cause}${notRepeated}.`),
 		});
 	}
 

@@ -392,7 +392,7 @@ describe('retry discipline', () => {
 		await close();
 	});
 
-	it('retries reads after a dropped connection, but never a decide on a 503', async () => {
+	it('retries reads after a dropped connection, and a decide on an error answer (not charged)', async () => {
 		await sb.control('POST', '/faults', {
 			seed: 7,
 			rules: [{ method: 'GET', path: '^/v1/decisions$', reset: 'before', times: 1 }],
@@ -402,14 +402,20 @@ describe('retry discipline', () => {
 		expect(read.calls).toHaveLength(2);
 		await read.close();
 
-		await sb.control('POST', '/faults', {
-			seed: 7,
-			rules: [{ method: 'POST', path: '^/v1/decide/', status: 503, times: 1 }],
-		});
-		const metered = countingClient(DEMO_KEYS.pro);
-		await expectError(metered.client.decide('ticket-routing', ticket), DecisionServiceError);
-		expect(metered.calls).toHaveLength(1);
-		await metered.close();
+		// The service's own error answers are not charged (docs/api.md): a retry is free.
+		for (const status of [503, 500]) {
+			await sb.control('POST', '/faults', {
+				seed: 7,
+				rules: [{ method: 'POST', path: '^/v1/decide/', status, times: 1 }],
+			});
+			const before = (await sb.usage(DEMO_KEYS.pro)).used;
+			const metered = countingClient(DEMO_KEYS.pro);
+			const answer = await metered.client.decide('ticket-routing', ticket);
+			expect(answer.choice).toBe('billing');
+			expect(metered.calls).toHaveLength(2);
+			expect((await sb.usage(DEMO_KEYS.pro)).used).toBe(before + 1);
+			await metered.close();
+		}
 	});
 
 	it('retries a decide that provably never reached a server (connection refused)', async () => {

@@ -26,6 +26,8 @@ const context = {
 	now: Date.UTC(2026, 10, 22),
 	rateWaitedMs: 0,
 	secrets: [KEY],
+	url: 'https://api.example.com/v1/decide/ticket-routing',
+	metered: true,
 };
 
 function envelope(code: string, message = 'said the service', details?: unknown): string {
