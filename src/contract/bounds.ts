@@ -1,4 +1,7 @@
-/** The API's "Field and request bounds" table, plus the limits DESIGN.md fixes where the API is silent. */
+/**
+ * The "Field and request bounds" table of docs/api.md, plus our limits where it is silent
+ * (README, "Where the API text is silent").
+ */
 export const BOUNDS = {
 	nameMax: 120,
 	slugMax: 64,

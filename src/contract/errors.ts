@@ -1,4 +1,7 @@
-/** Every error code the service answers with, and its HTTP status (API text plus DESIGN.md's choices). */
+/**
+ * Every error code the service answers with, and its HTTP status: the Errors table of docs/api.md
+ * plus our choices where it is silent (README, "Where the API text is silent").
+ */
 export const ERROR_STATUS = {
 	invalid_json: 400,
 	invalid_request: 400,
