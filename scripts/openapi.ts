@@ -27,11 +27,11 @@ const components = {
 	CreateFromTemplate: contract.createFromTemplateSchema,
 	CreateFromDescription: contract.createFromDescriptionSchema,
 	CreateFromDefinition: contract.createFromDefinitionSchema,
-} satisfies Record<string, z.ZodType>;
+} satisfies Record<string, z.core.$ZodType>;
 
 type ComponentName = keyof typeof components;
 
-function schemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+function schemaOf(schema: z.core.$ZodType, io: 'input' | 'output'): Record<string, unknown> {
 	const json = z.toJSONSchema(schema, {
 		io,
 		unrepresentable: 'any',

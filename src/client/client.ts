@@ -1,4 +1,4 @@
-import type { z } from 'zod/v4';
+import type { ZodMiniType } from 'zod/v4/mini';
 import {
 	BOUNDS,
 	RATE_LIMIT_HEADERS,
@@ -12,10 +12,9 @@ import {
 	rateLimitedDetailsSchema,
 	runSchema,
 	templateListSchema,
-	validateCreateDecisionRequest,
 	type CreateDecisionRequest,
 	type CreateDecisionResponse,
-	type DecideOptions,
+	type DecideRequestOptions,
 	type Decision,
 	type DecisionSummary,
 	type ErrorDetail,
@@ -24,6 +23,7 @@ import {
 	type Run,
 	type TemplateList,
 } from '../contract';
+import { validateCreateDecisionRequest } from '../contract/validation';
 import {
 	DecisionNotLiveError,
 	DecisionServiceError,
@@ -95,12 +95,12 @@ interface Operation<T> {
 	path: string;
 	body?: unknown;
 	retry: RetryClass;
-	schema: z.ZodType<T>;
+	schema: ZodMiniType<T>;
 	/** Names the operation in error messages. */
 	label: string;
 }
 
-export interface DecideCallOptions extends DecideOptions {
+export interface DecideCallOptions extends DecideRequestOptions {
 	signal?: AbortSignal;
 }
 

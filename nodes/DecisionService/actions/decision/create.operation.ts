@@ -8,12 +8,12 @@ import {
 import {
 	BOUNDS,
 	ITEMS_FIELD,
-	splitItemList,
 	type ContextFieldInput,
 	type CreateDecisionRequest,
 	type DecisionType,
 	type Locale,
 } from '../../../../src/contract';
+import { splitItemList } from '../../../../src/contract/validation';
 import { createDecisionClient } from '../../transport';
 import { localeOptions, runPerItem } from '../common';
 

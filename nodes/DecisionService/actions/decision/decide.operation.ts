@@ -7,7 +7,8 @@ import {
 	type INodeProperties,
 	type ResourceMapperValue,
 } from 'n8n-workflow';
-import { validateDecideInput, type Decision, type Run } from '../../../../src/contract';
+import type { Decision, Run } from '../../../../src/contract';
+import { validateDecideInput } from '../../../../src/contract/validation';
 import { routeLayout, type RouteLayout } from '../../outputs';
 import { createDecisionClient, toNodeError } from '../../transport';
 import { decisionLocator } from '../common';

@@ -1,4 +1,4 @@
-import { BOUNDS } from './bounds';
+import { BOUNDS } from '../constants';
 
 /**
  * Derives a slug or an item key from a human name (docs/api.md only says the same name gives the
