@@ -1,7 +1,8 @@
 /**
  * Real n8n, pinned, installed once into a cache folder outside the project's node_modules and
- * reused after (about 4 minutes and 2.8 GB the first time). See ../shared/TOOLCHAIN.md for why
- * the overrides and the sqlite3 rebuild are needed on these machines.
+ * reused after (about 4 minutes and 2.8 GB the first time). n8n's own install scripts are skipped
+ * (--ignore-scripts), so its one native module, sqlite3, is then rebuilt against Node 24's headers
+ * (n8n 2.x needs Node 24; the machine's default Node may be older).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';

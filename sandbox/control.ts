@@ -2,15 +2,17 @@ import { z } from 'zod/v4';
 import {
 	contextInputSchema,
 	ITEMS_FIELD,
-	issuesToDetails,
 	labelsInputSchema,
 	levelsInputSchema,
 	optionsInputSchema,
-	splitItemList,
 	UNCERTAINTY_POLICIES,
+} from '../src/contract';
+import {
+	issuesToDetails,
+	splitItemList,
 	validateCreateDecisionRequest,
 	type DefinitionItem,
-} from '../src/contract';
+} from '../src/contract/validation';
 import type { Runtime } from './api';
 import { decisionView, normaliseFields, shownVersion, type StoredVersion } from './decisions';
 import { ApiError, invalidRequest, type Result } from './errors';
@@ -67,11 +69,11 @@ const clockSchema = z.object({
 const usageSchema = keySchema.extend({ used: z.number().int() });
 
 const versionSchema = keySchema.extend({
-	options: optionsInputSchema.optional(),
-	levels: levelsInputSchema.optional(),
-	labels: labelsInputSchema.optional(),
+	options: z.optional(optionsInputSchema),
+	levels: z.optional(levelsInputSchema),
+	labels: z.optional(labelsInputSchema),
 	instructions: z.string().min(1).optional(),
-	context: contextInputSchema.optional(),
+	context: z.optional(contextInputSchema),
 	confidence_threshold: z.number().min(0).max(1).optional(),
 	uncertainty_policy: z.enum(UNCERTAINTY_POLICIES).optional(),
 	publish: z.boolean().optional(),

@@ -1,8 +1,9 @@
-import { normalizeKey, type ContextField } from '../src/contract';
+import type { ContextField } from '../src/contract';
+import { normalizeKey } from '../src/contract/validation';
 import type { PiiMode } from './plans';
 
 /**
- * Pseudonymisation done before the engine sees an input (API "What the service does", 5).
+ * Pseudonymisation done before the engine sees an input (docs/api.md, "What the service does", 5).
  *
  * - Declared `pii: true` fields are replaced whole by a token named after the field
  *   (`customer_email` → `<CUSTOMER_EMAIL_1>`), whatever their JSON type.

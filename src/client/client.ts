@@ -7,10 +7,9 @@ import {
 	feedbackRecordSchema,
 	runSchema,
 	templateListSchema,
-	validateCreateDecisionRequest,
 	type CreateDecisionRequest,
 	type CreateDecisionResponse,
-	type DecideOptions,
+	type DecideRequestOptions,
 	type Decision,
 	type DecisionSummary,
 	type FeedbackRecord,
@@ -18,11 +17,12 @@ import {
 	type Run,
 	type TemplateList,
 } from '../contract';
+import { validateCreateDecisionRequest } from '../contract/validation';
 import { Requester, type DecisionClientOptions } from './requester';
 
 export type { DecisionClientOptions } from './requester';
 
-export interface DecideCallOptions extends DecideOptions {
+export interface DecideCallOptions extends DecideRequestOptions {
 	signal?: AbortSignal;
 }
 

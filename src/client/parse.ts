@@ -1,5 +1,5 @@
 /** Reads a 2xx body with the contract's schema; anything else is a ResponseFormatError naming the field. */
-import type { z } from 'zod/v4';
+import type { ZodMiniType } from 'zod/v4/mini';
 import { ResponseFormatError, scrubSecrets } from './errors';
 import type { TransportResponse } from './transport';
 
@@ -14,7 +14,7 @@ function valueAt(body: unknown, path: readonly PropertyKey[]): unknown {
 
 export function parseAnswer<T>(
 	response: TransportResponse,
-	schema: z.ZodType<T>,
+	schema: ZodMiniType<T>,
 	context: { label: string; secrets: readonly string[]; mayHaveBeenCharged: boolean },
 ): T {
 	let json: unknown;

@@ -2,7 +2,7 @@
  * The request loop under every operation of the client (see Requester). One file because the loop,
  * the rate gate and the failure each attempt can end in are read together (hence its length).
  */
-import type { z } from 'zod/v4';
+import type { ZodMiniType } from 'zod/v4/mini';
 import { BOUNDS, type ErrorDetail } from '../contract';
 import { errorFromResponse, refusalMessage } from './error-from-response';
 import {
@@ -65,7 +65,7 @@ export interface Operation<T> {
 	retry: RetryClass;
 	/** Counted by the key's per-minute rate limit (decide, create): waits on the shared rate gate. */
 	rateLimited: boolean;
-	schema: z.ZodType<T>;
+	schema: ZodMiniType<T>;
 	/** Names the operation in error messages. */
 	label: string;
 }

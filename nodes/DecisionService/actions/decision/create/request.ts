@@ -5,7 +5,6 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import {
 	BOUNDS,
-	splitItemList,
 	type ContextFieldInput,
 	type CreateDecisionRequest,
 	type CreateFromDefinition,
@@ -14,6 +13,7 @@ import {
 	type DecisionType,
 	type Locale,
 } from '../../../../../src/contract';
+import { splitItemList } from '../../../../../src/contract/validation';
 
 interface AdditionalFields {
 	contextDescription?: string;

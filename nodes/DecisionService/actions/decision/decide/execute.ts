@@ -10,7 +10,8 @@ import {
 	type ResourceMapperValue,
 } from 'n8n-workflow';
 import { forEachBounded, type DecisionClient } from '../../../../../src/client';
-import { validateDecideInput, type Decision, type Run } from '../../../../../src/contract';
+import type { Decision, Run } from '../../../../../src/contract';
+import { validateDecideInput } from '../../../../../src/contract/validation';
 import { toNodeError } from '../../../errors';
 import { createDecisionClient } from '../../../transport';
 import type { DecideNodeOptions } from './description';
