@@ -127,6 +127,10 @@ export interface RunNodeOptions {
 	nodeType?: INodeType;
 	/** Cancels the execution this long after it starts, as the editor's Stop button does. */
 	cancelAfterMs?: number;
+	/** n8n's Retry On Fail setting of the node: the engine re-runs the whole node on a failure. */
+	retryOnFail?: { maxTries: number; waitBetweenTries: number };
+	/** The execution's ID; each run gets its own unless a test reuses one on purpose. */
+	executionId?: string;
 }
 
 export interface NodeRunResult {
@@ -139,7 +143,11 @@ export interface NodeRunResult {
 	serialised: string;
 }
 
-function buildWorkflow(options: Pick<RunNodeOptions, 'parameters' | 'onError' | 'nodeType'>) {
+let executions = 0;
+
+function buildWorkflow(
+	options: Pick<RunNodeOptions, 'parameters' | 'onError' | 'nodeType' | 'retryOnFail'>,
+) {
 	const nodeType = options.nodeType ?? new DecisionService();
 	const node: INode = {
 		id: 'decision-node',
@@ -150,6 +158,7 @@ function buildWorkflow(options: Pick<RunNodeOptions, 'parameters' | 'onError' | 
 		parameters: options.parameters,
 		credentials: { decisionServiceApi: { id: 'cred-1', name: 'Sandbox' } },
 		...(options.onError ? { onError: options.onError } : {}),
+		...(options.retryOnFail ? { retryOnFail: true, ...options.retryOnFail } : {}),
 	};
 	const workflow = new Workflow({
 		id: 'engine-test',
@@ -165,11 +174,12 @@ function buildWorkflow(options: Pick<RunNodeOptions, 'parameters' | 'onError' | 
 function additionalDataFor(
 	credentials: EngineCredentials,
 	hooks: ExecutionLifecycleHooks,
+	executionId: string,
 ): IWorkflowExecuteAdditionalData {
 	const credentialsHelper = new TestCredentialsHelper(new DecisionServiceApi(), { ...credentials });
 	// The engine reads only some of these fields; the rest of the interface serves n8n's server.
 	return {
-		executionId: 'engine-test-run',
+		executionId,
 		hooks,
 		credentialsHelper,
 		restApiUrl: 'http://127.0.0.1/rest',
@@ -194,7 +204,8 @@ function additionalDataFor(
 /** Runs the node once on `items`, as the first node of a workflow, and returns what the engine recorded. */
 export async function runNode(options: RunNodeOptions): Promise<NodeRunResult> {
 	const { workflow, node } = buildWorkflow(options);
-	const hooks = new ExecutionLifecycleHooks('manual', 'engine-test-run', {
+	const executionId = options.executionId ?? `engine-test-${++executions}`;
+	const hooks = new ExecutionLifecycleHooks('manual', executionId, {
 		id: 'engine-test',
 		name: 'engine test',
 		active: false,
@@ -216,7 +227,7 @@ export async function runNode(options: RunNodeOptions): Promise<NodeRunResult> {
 		},
 	});
 	const execute = new WorkflowExecute(
-		additionalDataFor(options.credentials, hooks),
+		additionalDataFor(options.credentials, hooks, executionId),
 		'manual',
 		runExecutionData,
 	);
@@ -264,7 +275,11 @@ export function loadOptionsContext(
 ): ILoadOptionsFunctions {
 	const { workflow, node } = buildWorkflow({ parameters });
 	const hooks = new ExecutionLifecycleHooks('manual', 'engine-test-run', {} as never);
-	const additionalData = additionalDataFor(credentials, hooks);
+	const additionalData = additionalDataFor(
+		credentials,
+		hooks,
+		`engine-load-options-${++executions}`,
+	);
 	additionalData.currentNodeParameters = parameters;
 	return new LoadOptionsContext(workflow, node, additionalData, 'parameters');
 }

@@ -102,17 +102,26 @@ export function toNodeError(
 	itemIndex?: number,
 ): NodeApiError | NodeOperationError {
 	if (error instanceof LocalValidationError) {
-		return new NodeOperationError(node, error.message, { itemIndex, description: hintFor(error) });
+		const refused = new NodeOperationError(node, error.message, {
+			itemIndex,
+			description: hintFor(error),
+		});
+		refused.context.mayHaveBeenCharged = false;
+		return refused;
 	}
 	if (error instanceof DecisionServiceError) {
 		// The service's code under a key n8n does not read as an HTTP status (it would rewrite the message).
 		const response: JsonObject = { message: error.message, serviceCode: error.code };
-		return new NodeApiError(node, response, {
+		const apiError = new NodeApiError(node, response, {
 			message: error.message,
 			description: hintFor(error),
 			httpCode: error.status === undefined ? undefined : String(error.status),
 			itemIndex,
 		});
+		// Read by Decide for the `error` object of a failed item.
+		apiError.context.serviceCode = error.code;
+		apiError.context.mayHaveBeenCharged = error.mayHaveBeenCharged;
+		return apiError;
 	}
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
 	const message = error instanceof Error ? error.message : String(error);

@@ -5,7 +5,7 @@ import {
 	decisionListSchema,
 	decisionSchema,
 	feedbackRecordSchema,
-	runSchema,
+	runAnswerSchema,
 	templateListSchema,
 	type CreateDecisionRequest,
 	type CreateDecisionResponse,
@@ -14,7 +14,7 @@ import {
 	type DecisionSummary,
 	type FeedbackRecord,
 	type Locale,
-	type Run,
+	type RunAnswer,
 	type TemplateList,
 } from '../contract';
 import { validateCreateDecisionRequest } from '../contract/validation';
@@ -42,7 +42,7 @@ export class DecisionClient {
 		slug: string,
 		input: string | Record<string, unknown>,
 		options: DecideCallOptions = {},
-	): Promise<Run> {
+	): Promise<RunAnswer> {
 		const { signal, ...decideOptions } = options;
 		const body: Record<string, unknown> = { input };
 		if (decideOptions.version !== undefined || decideOptions.engine !== undefined) {
@@ -51,7 +51,7 @@ export class DecisionClient {
 		const path = `/decide/${this.slugPath(slug)}`;
 		const label = `decide on "${slug}"`;
 		return this.requester.send(
-			{ method: 'POST', path, body, retry: 'metered', rateLimited: true, schema: runSchema, label },
+			{ method: 'POST', path, body, retry: 'metered', rateLimited: true, schema: runAnswerSchema, label },
 			signal,
 		);
 	}

@@ -112,6 +112,35 @@ export const runSchema = z.looseObject({
 	review_url: z.optional(z.string()),
 });
 
+/**
+ * A decide answer as the client accepts it. A decide answered 2xx was charged, so its answer is
+ * never thrown away for what a newer service may send: a status, engine or confidence source this
+ * code does not know passes as a string, numbers are not range-checked, and only `run_id` and
+ * `status` are required. The node routes what it cannot place to Other with a note
+ * (nodes/DecisionService/actions/decision/decide/routing.ts). `runSchema` above stays the run as
+ * the service promises it (the sandbox's tests and docs/openapi.json).
+ */
+export const runAnswerSchema = z.looseObject({
+	run_id: z.string(),
+	status: z.string(),
+	decision: z.optional(z.string()),
+	version: z.optional(z.number()),
+	choice: z.optional(z.string()),
+	score: z.optional(z.number()),
+	raw_score: z.optional(z.number()),
+	legend: z.optional(z.record(z.string(), z.string())),
+	labels: z.optional(z.array(z.string())),
+	probabilities: z.optional(z.record(z.string(), z.number())),
+	confidence: z.optional(z.number()),
+	confidence_source: z.optional(z.string()),
+	engine: z.optional(z.string()),
+	model: z.optional(z.string()),
+	latency_ms: z.optional(z.number()),
+	pii_redacted: z.optional(z.number()),
+	fallback_reason: z.optional(z.string()),
+	review_url: z.optional(z.string()),
+});
+
 export const feedbackRecordSchema = z.looseObject({
 	run_id: z.string(),
 	feedback: z.string(),
@@ -168,6 +197,7 @@ export type DecisionList = z.output<typeof decisionListSchema>;
 export type Template = z.output<typeof templateSchema>;
 export type TemplateList = z.output<typeof templateListSchema>;
 export type Run = z.output<typeof runSchema>;
+export type RunAnswer = z.output<typeof runAnswerSchema>;
 export type FeedbackRecord = z.output<typeof feedbackRecordSchema>;
 export type CreateDecisionResponse = z.output<typeof createDecisionResponseSchema>;
 export type ErrorDetail = z.output<typeof errorDetailSchema>;

@@ -225,7 +225,12 @@ describe('local validation', () => {
 		const errorOutput = result.outputs[result.outputs.length - 1];
 		expect(errorOutput).toHaveLength(1);
 		expect(errorOutput[0].pairedItem).toEqual({ item: 1 });
-		expect(String(errorOutput[0].json.error)).toMatch(/Item 1: field "subject" is required/);
+		expect(errorOutput[0].json.error).toMatchObject({
+			message: expect.stringMatching(/Item 1: field "subject" is required/),
+			may_have_been_charged: false,
+		});
+		// (n8n merges the input item's fields back on the error output when a node precedes this
+		// one: test/e2e shows it in real n8n.)
 		expect((await sb.usage(DEMO_KEYS.pro)).used).toBe(before.used + 2);
 	});
 
@@ -253,7 +258,9 @@ describe('local validation', () => {
 			},
 		});
 		expect(pairedIndexes(result.outputs)).toEqual([[0], [1]]);
-		expect(String(result.outputs[1][0].json.error)).toBe('Item 1: field "subject" is required');
+		expect((result.outputs[1][0].json.error as IDataObject).message).toBe(
+			'Item 1: field "subject" is required',
+		);
 		expect((await sb.usage(DEMO_KEYS.pro)).used).toBe(before.used + 1);
 	});
 
@@ -325,8 +332,13 @@ describe('error handling', () => {
 		expect(placed[0]).toEqual([0]);
 		expect(placed[2]).toEqual([2]);
 		expect(placed[6]).toEqual([1]);
+		// The failed item keeps its own fields, plus an error object.
 		expect(result.outputs[6][0].json).toEqual({
-			error: expect.stringContaining('"body" is required'),
+			subject: 'x',
+			error: expect.objectContaining({
+				message: expect.stringContaining('"body" is required'),
+				may_have_been_charged: false,
+			}),
 		});
 	});
 
@@ -423,7 +435,11 @@ describe('error handling', () => {
 		});
 		const errors = result.outputs[result.outputs.length - 1];
 		expect(errors.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
-		expect(String(errors[0].json.error)).toMatch(/decision_not_live|not live/i);
+		expect(errors[0].json.error).toMatchObject({
+			message: expect.stringMatching(/decision_not_live|not live/i),
+			code: 'decision_not_live',
+			may_have_been_charged: false,
+		});
 	});
 
 	it("a service that cannot be reached fails with a connection message, through n8n's own HTTP helper", async () => {

@@ -1,7 +1,9 @@
 /** Routing is pure: where each run goes for every status and type, and what its item carries. */
-import type { Run } from '../../src/contract';
+import type { RunAnswer as Run } from '../../src/contract';
 import {
+	anomalyOf,
 	answerOf,
+	otherNote,
 	routeLayout,
 	simplifyRun,
 	targetsFor,
@@ -151,5 +153,45 @@ describe('what the item carries', () => {
 			review_url: 'https://r',
 		});
 		expect(answerOf(run({ choice: 'sales' }), true)).toEqual(simplifyRun(run({ choice: 'sales' })));
+	});
+});
+
+describe('answers a newer service may send', () => {
+	test.each<[string, Partial<Run>, RegExp]>([
+		['an unknown status', { status: 'escalated', choice: 'billing' }, /status "escalated"/],
+		['confidence above 1', { confidence: 1.7, choice: 'billing' }, /confidence 1.7/],
+		['a score above 100', { score: 140, raw_score: 2, legend }, /score 140/],
+		[
+			'a probability below 0',
+			{ probabilities: { billing: -0.2 }, choice: 'billing' },
+			/probability of "billing"/,
+		],
+	])('%s goes to Other with a note', (_name, fields, note) => {
+		const answer = run(fields);
+		expect(anomalyOf(answer)).toMatch(note);
+		expect(targetsFor(answer, route)).toEqual([route.other]);
+		expect(otherNote(answer, route)).toMatch(note);
+	});
+
+	it('an unknown engine, confidence source or extra field changes nothing', () => {
+		const answer = {
+			...run({ choice: 'sales' }),
+			engine: 'jev2',
+			confidence_source: 'ensemble',
+			shiny: true,
+		} as Run;
+		expect(anomalyOf(answer)).toBeUndefined();
+		expect(targetsFor(answer, route)).toEqual([2]);
+		expect(otherNote(answer, route)).toBeUndefined();
+		expect(answerOf(answer, false)).toMatchObject({ engine: 'jev2', shiny: true });
+	});
+
+	it('a key the Outputs list does not have is named in the note', () => {
+		expect(otherNote(run({ choice: 'legal' }), route)).toMatch(
+			/"legal" is not in the Outputs list/,
+		);
+		expect(otherNote(run({ labels: ['spam', 'hr'] }), classify)).toMatch(
+			/"hr" is not in the Outputs list/,
+		);
 	});
 });

@@ -9,14 +9,19 @@ import {
 	type INodeExecutionData,
 	type ResourceMapperValue,
 } from 'n8n-workflow';
-import { forEachBounded, type DecisionClient } from '../../../../../src/client';
-import type { Decision, Run } from '../../../../../src/contract';
+import {
+	DecisionServiceError,
+	forEachBounded,
+	type DecisionClient,
+} from '../../../../../src/client';
+import type { Decision, RunAnswer } from '../../../../../src/contract';
 import { validateDecideInput } from '../../../../../src/contract/validation';
 import { toNodeError } from '../../../errors';
 import { createDecisionClient } from '../../../transport';
 import type { DecideNodeOptions } from './description';
 import { inputFor, slugOf, type DecideInput } from './input';
-import { answerOf, routeLayout, targetsFor, type RouteLayout } from './routing';
+import { AnswerMemo, answerMemo } from './answer-memo';
+import { answerOf, otherNote, routeLayout, targetsFor, type RouteLayout } from './routing';
 
 type Prepared = { slug: string; input: DecideInput } | { error: Error };
 
@@ -82,16 +87,23 @@ async function decideAll(
 	client: DecisionClient,
 	prepared: Prepared[],
 	options: DecideNodeOptions,
-): Promise<Array<Run | Error>> {
+): Promise<Array<RunAnswer | Error>> {
 	const continueOnFail = context.continueOnFail();
 	const signal = context.getExecutionCancelSignal();
-	const requestOptions = {
+	const asked = {
 		version: options.version ? options.version : undefined,
 		engine: options.engine && options.engine !== 'auto' ? options.engine : undefined,
-		signal,
 	};
-	const results = new Array<Run | Error>(prepared.length);
+	const requestOptions = { ...asked, signal };
+	const results = new Array<RunAnswer | Error>(prepared.length);
+	const executionId = context.getExecutionId();
+	const nodeName = context.getNode().name;
 	let firstFailure: Error | undefined;
+	const fail = (itemIndex: number, error: unknown) => {
+		const nodeError = toNodeError(context.getNode(), error, itemIndex);
+		if (!continueOnFail) firstFailure ??= nodeError;
+		results[itemIndex] = nodeError;
+	};
 	await forEachBounded(
 		prepared.length,
 		options.concurrency ?? 5,
@@ -101,12 +113,28 @@ async function decideAll(
 				results[itemIndex] = entry.error;
 				return;
 			}
+			const key = AnswerMemo.key({
+				executionId,
+				nodeName,
+				itemIndex,
+				request: { slug: entry.slug, input: entry.input, ...asked },
+			});
+			const remembered = answerMemo.get(key);
+			if (remembered) {
+				if ('run' in remembered) results[itemIndex] = remembered.run;
+				else fail(itemIndex, remembered.chargedFailure);
+				return;
+			}
 			try {
-				results[itemIndex] = await client.decide(entry.slug, entry.input, requestOptions);
+				const run = await client.decide(entry.slug, entry.input, requestOptions);
+				answerMemo.set(key, { run });
+				results[itemIndex] = run;
 			} catch (error) {
-				const nodeError = toNodeError(context.getNode(), error, itemIndex);
-				if (!continueOnFail) firstFailure ??= nodeError;
-				results[itemIndex] = nodeError;
+				// Not sent again in this execution: the service may have run (and charged) it.
+				if (error instanceof DecisionServiceError && error.mayHaveBeenCharged) {
+					answerMemo.set(key, { chargedFailure: error });
+				}
+				fail(itemIndex, error);
 			}
 		},
 		() => firstFailure !== undefined || signal?.aborted === true,
@@ -115,10 +143,32 @@ async function decideAll(
 	return results;
 }
 
+/** What a failed item carries under `error`: the message, the hint, the code, whether it was charged. */
+function errorObject(error: Error): IDataObject {
+	const described = error as Error & { description?: string | null; context?: IDataObject };
+	const object: IDataObject = { message: error.message };
+	if (described.description) object.description = described.description;
+	const charged = described.context?.mayHaveBeenCharged;
+	object.may_have_been_charged = charged === true;
+	const code = described.context?.serviceCode;
+	if (typeof code === 'string') object.code = code;
+	return object;
+}
+
+/**
+ * A failed item: its own fields plus an `error` object. With the error output, n8n moves an item
+ * whose only field is `error` there and merges the input item's fields back in itself (an item
+ * flagged with `.error` would lose them: n8n rewrites it to the message alone).
+ */
+function failedItemJson(item: INodeExecutionData, error: Error, errorOutput: boolean): IDataObject {
+	return errorOutput ? { error: errorObject(error) } : { ...item.json, error: errorObject(error) };
+}
+
 /** Each result on its outputs (failed items, under continue-on-fail, on Other or the only output). */
 function placeResults(
+	errorOutput: boolean,
 	items: INodeExecutionData[],
-	results: Array<Run | Error>,
+	results: Array<RunAnswer | Error>,
 	layout: RouteLayout | undefined,
 	options: DecideNodeOptions,
 ): INodeExecutionData[][] {
@@ -129,16 +179,25 @@ function placeResults(
 	const resultField = options.resultField?.trim() || 'decision';
 	results.forEach((result, itemIndex) => {
 		const pairedItem = { item: itemIndex };
+		const item = items[itemIndex];
 		if (result instanceof Error) {
-			outputs[layout ? layout.other : 0].push({ json: { error: result.message }, pairedItem });
+			outputs[layout ? layout.other : 0].push({
+				json: failedItemJson(item, result, errorOutput),
+				pairedItem,
+			});
 			return;
 		}
 		const answer = answerOf(result, options.simplify === true);
-		const json: IDataObject = { ...items[itemIndex].json, [resultField]: answer };
-		const binary = items[itemIndex].binary;
-		for (const target of layout ? targetsFor(result, layout) : [0]) {
-			outputs[target].push({ json, binary, pairedItem });
-		}
+		const note = layout ? otherNote(result, layout) : undefined;
+		if (note) answer.routing_note = note;
+		const targets = layout ? targetsFor(result, layout) : [0];
+		targets.forEach((target) => {
+			outputs[target].push({
+				json: { ...item.json, [resultField]: answer },
+				binary: item.binary,
+				pairedItem,
+			});
+		});
 	});
 	return outputs;
 }
@@ -158,7 +217,11 @@ export async function execute(
 		const routes = this.getNodeParameter('routes', 0) as ResourceMapperValue;
 		layout = routeLayout((routes.schema ?? []).map((field) => field.id));
 	}
-	const prepared = await prepareItems(this, items, client, options.validateInput !== false);
+	// A pinned version's fields may differ from the live version's (the only ones GET returns):
+	// the service checks them instead, and its 400 is not charged.
+	const validate = options.validateInput !== false && !options.version;
+	const prepared = await prepareItems(this, items, client, validate);
 	const results = await decideAll(this, client, prepared, options);
-	return placeResults(items, results, layout, options);
+	const errorOutput = this.getNode().onError === 'continueErrorOutput';
+	return placeResults(errorOutput, items, results, layout, options);
 }

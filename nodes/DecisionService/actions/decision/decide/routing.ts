@@ -3,7 +3,7 @@
  * Outputs list, with no n8n context, so every status and type is unit-tested (test/unit/routing).
  */
 import type { IDataObject } from 'n8n-workflow';
-import { levelOf, type Run } from '../../../../../src/contract';
+import { RUN_STATUSES, levelOf, type RunAnswer } from '../../../../../src/contract';
 import { NO_LABEL_KEY } from '../../../outputs';
 
 /** Output index of each route key, in the order configuredOutputs (outputs.ts) lays them out. */
@@ -31,12 +31,38 @@ export function routeLayout(schemaKeys: readonly string[]): RouteLayout {
 	};
 }
 
+const KNOWN_STATUSES: readonly string[] = RUN_STATUSES;
+
+function outside(value: number | undefined, min: number, max: number): boolean {
+	return value !== undefined && !(value >= min && value <= max);
+}
+
+/**
+ * Why a run cannot be routed by its answer (a status this node does not know, numbers out of
+ * their range), or undefined when it can. Such a run goes to Other with the note.
+ */
+export function anomalyOf(run: RunAnswer): string | undefined {
+	if (!KNOWN_STATUSES.includes(run.status)) {
+		return `status "${run.status}" is not one this node knows (${RUN_STATUSES.join(', ')}); update the package`;
+	}
+	if (outside(run.confidence, 0, 1)) return `confidence ${run.confidence} is outside 0 to 1`;
+	if (outside(run.score, 0, 100)) return `score ${run.score} is outside 0 to 100`;
+	const probability = Object.entries(run.probabilities ?? {}).find(([, value]) =>
+		outside(value, 0, 1),
+	);
+	if (probability)
+		return `probability of "${probability[0]}" (${probability[1]}) is outside 0 to 1`;
+	return undefined;
+}
+
 /**
  * The outputs a run goes to, lowest index first. Pending and uncertain runs go to their outputs;
  * a classify run to every retained label (No Label when none); a route run to its choice; a score
- * run to its level. A key the layout does not know goes to Other, so nothing is dropped.
+ * run to its level. A key the layout does not know, or a run anomalyOf refuses, goes to Other, so
+ * nothing is dropped.
  */
-export function targetsFor(run: Run, layout: RouteLayout): number[] {
+export function targetsFor(run: RunAnswer, layout: RouteLayout): number[] {
+	if (anomalyOf(run) !== undefined) return [layout.other];
 	if (run.status === 'pending') return [layout.pending];
 	if (run.status === 'uncertain') return [layout.uncertain];
 	if (run.labels !== undefined) {
@@ -48,8 +74,19 @@ export function targetsFor(run: Run, layout: RouteLayout): number[] {
 	return [key === undefined ? layout.other : (layout.indexOf.get(key) ?? layout.other)];
 }
 
+/** Why a run reached Other, in words for the item; undefined when it did not. */
+export function otherNote(run: RunAnswer, layout: RouteLayout): string | undefined {
+	const anomaly = anomalyOf(run);
+	if (anomaly) return `Sent to Other: ${anomaly}.`;
+	if (!targetsFor(run, layout).includes(layout.other)) return undefined;
+	const keys = run.labels ?? [run.choice ?? levelOf(run)];
+	const unknown = keys.filter((key) => key === undefined || !layout.indexOf.has(key));
+	const named = unknown.map((key) => (key === undefined ? 'no answer' : `"${key}"`)).join(', ');
+	return `Sent to Other: ${named || 'no label'} is not in the Outputs list; refresh it to route such answers.`;
+}
+
 /** The compact answer: what a workflow branch or an AI agent needs, nothing else. */
-export function simplifyRun(run: Run): IDataObject {
+export function simplifyRun(run: RunAnswer): IDataObject {
 	const answer: IDataObject = {
 		run_id: run.run_id,
 		status: run.status,
@@ -66,7 +103,7 @@ export function simplifyRun(run: Run): IDataObject {
 }
 
 /** What is written on the item: the whole run (with its level when scored), or the compact answer. */
-export function answerOf(run: Run, simplify: boolean): IDataObject {
+export function answerOf(run: RunAnswer, simplify: boolean): IDataObject {
 	if (simplify) return simplifyRun(run);
 	// A run is parsed JSON, so every value is JSON: what IDataObject holds.
 	const answer = { ...run } as IDataObject;
