@@ -13,8 +13,9 @@
  * against the path inside the scope, without the query: `^/v1/decide/`). Every request a rule
  * matches gets that rule's next index (1, 2, 3…), whether or not the rule fires for it. The rule
  * fires when every selector given holds: `nth` (the index is listed), `every` (index % every == 0),
- * `probability` (a draw from the scope's PRNG, seeded by the script), `times` (fired fewer times so
- * far). No selector: every matched request. The first rule that fires applies its fault.
+ * `times` (fired fewer times so far), `duringMs` (time since the scope's first request),
+ * `probability` (a draw from the scope's PRNG, seeded by the script). No selector: every matched
+ * request. The first rule that fires applies its fault.
  *
  * Faults (see `Fault`): resets and hangs before or after the sandbox answered, slow answers,
  * redirects to a canary origin or to the proxy itself, gateway errors with and without the
@@ -36,6 +37,7 @@ import {
 	type ServerResponse,
 } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { defaultFaultCode, mulberry32 } from '../sandbox/faults';
 
 // -- script --------------------------------------------------------------------------------------
@@ -117,6 +119,11 @@ export interface FaultRule {
 	probability?: number;
 	/** Fires at most this many times. */
 	times?: number;
+	/**
+	 * Fires only from `from` ms to `until` ms (excluded) after the scope's first request since its
+	 * script was set: "429 with Retry-After: 0 for 3 s" is `{ duringMs: [0, 3000] }`.
+	 */
+	duringMs?: [from: number, until: number];
 	fault: Fault;
 }
 
@@ -337,6 +344,8 @@ interface ActiveRule {
 
 interface Scope {
 	rules: ActiveRule[];
+	/** When the first request since the script was set arrived (performance.now()). */
+	startedAt?: number;
 	random: () => number;
 	exchanges: Exchange[];
 	faults: Partial<Record<FaultKind, number>>;
@@ -408,6 +417,8 @@ interface Selected {
 /** The rule that fires for this request, if any; advances every matching rule's index. */
 function selectFault(scope: Scope, method: string, path: string): Selected | undefined {
 	let chosen: Selected | undefined;
+	scope.startedAt ??= performance.now();
+	const elapsed = performance.now() - scope.startedAt;
 	scope.rules.forEach((active, index) => {
 		const { rule } = active;
 		if (rule.method !== undefined && rule.method.toUpperCase() !== method) return;
@@ -417,6 +428,7 @@ function selectFault(scope: Scope, method: string, path: string): Selected | und
 		if (rule.nth !== undefined && !rule.nth.includes(active.matched)) return;
 		if (rule.every !== undefined && active.matched % rule.every !== 0) return;
 		if (rule.times !== undefined && active.fired >= rule.times) return;
+		if (rule.duringMs && (elapsed < rule.duringMs[0] || elapsed >= rule.duringMs[1])) return;
 		// Drawn only for requests every other selector let through, so a script's draws are stable.
 		if (rule.probability !== undefined && scope.random() >= rule.probability) return;
 		active.fired += 1;

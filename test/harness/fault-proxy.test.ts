@@ -163,6 +163,16 @@ describe('selection: per path and method, per request index, seeded', () => {
 		expect(await pattern(42)).toEqual(first);
 	});
 
+	it('a time window counts from the scope first request', async () => {
+		script(
+			{ path: '^/v1/decide/', duringMs: [0, 600_000], times: 2, fault: unavailable },
+			{ path: '^/v1/decide/', duringMs: [600_000, Infinity], fault: unavailable },
+		);
+		const statuses: number[] = [];
+		for (let index = 0; index < 3; index += 1) statuses.push((await decide()).status);
+		expect(statuses).toEqual([503, 503, 200]);
+	});
+
 	it('the first rule that fires applies; a later rule still counts the request', async () => {
 		script(
 			{ path: '^/v1/decide/', nth: [1], fault: unavailable },
