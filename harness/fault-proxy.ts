@@ -141,7 +141,8 @@ export interface FaultScript {
  * - `lost`: the sandbox answered but the client never got a readable answer (reset or hang after,
  *   cut body, or the client went away first);
  * - `injected`: not forwarded; the client got the proxy's own answer (error, 429, redirect);
- * - `dropped`: not forwarded; the connection was reset or hung, or the sandbox was unreachable.
+ * - `dropped`: not forwarded (the connection was reset or hung, or the client left first), or
+ *   forwarded but the sandbox gave no answer (unreachable, or its own `reset` fault: check its usage).
  */
 export type Outcome = 'pending' | 'answered' | 'altered' | 'lost' | 'injected' | 'dropped';
 
@@ -717,8 +718,11 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
 			const own = injected(fault, scopeName, path, query);
 			if (own) return send(exchange, response, own.status, own.headers, own.body, 'injected');
 		}
-		if (fault?.kind === 'delay' && fault.stage === 'before')
+		if (fault?.kind === 'delay' && fault.stage === 'before') {
 			await new Promise<void>((resolve) => later(fault.ms, resolve));
+			// The client gave up while the request was held: it is not sent on.
+			if (exchange.outcome !== 'pending') return;
+		}
 
 		exchange.forwarded = true;
 		forwardsInFlight += 1;
