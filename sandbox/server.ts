@@ -4,7 +4,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { RATE_LIMIT_HEADERS } from '../src/contract';
 import * as api from './api';
 import { sleep } from './clock';
-import { controlRoutes } from './control';
+import { controlGuard, controlRoutes } from './control';
 import { ApiError, type Result } from './errors';
 import { FaultInjector, type FiredFault } from './faults';
 import type { Plan } from './plans';
@@ -254,10 +254,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 	app.addHook('onRequest', async (request, reply) => {
 		const state: RequestState = { started: performance.now(), finished: false };
 		states.set(request, state);
+		const path = pathOf(request.url);
+		const isControl = path === '/_control' || path.startsWith('/_control/');
+		// Checked before the content type is rewritten below: the control surface refuses non-JSON bodies.
+		if (isControl && controlOn) {
+			const refused = controlGuard(request.headers);
+			if (refused) return finish(request, reply, refused.toResult());
+		}
 		if (request.raw.headers['content-type'] !== undefined)
 			request.raw.headers['content-type'] = 'application/json';
-		const path = pathOf(request.url);
-		if (path === '/_control' || path.startsWith('/_control/')) return;
+		if (isControl) return;
 		const fault = faults.next(request.method, path);
 		if (!fault) return;
 		state.fault = fault;

@@ -51,7 +51,15 @@ export class DecisionClient {
 		const path = `/decide/${this.slugPath(slug)}`;
 		const label = `decide on "${slug}"`;
 		return this.requester.send(
-			{ method: 'POST', path, body, retry: 'metered', rateLimited: true, schema: runAnswerSchema, label },
+			{
+				method: 'POST',
+				path,
+				body,
+				retry: 'metered',
+				rateLimited: true,
+				schema: runAnswerSchema,
+				label,
+			},
 			signal,
 		);
 	}
