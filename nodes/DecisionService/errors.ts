@@ -16,6 +16,7 @@ import {
 	PayloadTooLargeError,
 	QuotaExceededError,
 	RateLimitedError,
+	RedirectError,
 	ResponseFormatError,
 	ServerError,
 	TimeoutError,
@@ -86,6 +87,11 @@ const HINTS: Array<[ErrorClass, (error: DecisionServiceError) => string]> = [
 				? NOT_REPEATED
 				: 'Check the base URL in the credential and the network, then try again.',
 	],
+	[
+		RedirectError,
+		() =>
+			'The service (or a gateway in front of it) answered with a redirect, which is never followed. Check the base URL in the credential.',
+	],
 	[AbortedError, () => 'The execution was stopped.'],
 ];
 
@@ -95,6 +101,13 @@ export function hintFor(error: DecisionServiceError): string | undefined {
 	return entry?.[1](error);
 }
 
+/** "Item 3: …", so a message names the item it is about (once). */
+function forItem(message: string, itemIndex: number | undefined): string {
+	return itemIndex === undefined || message.startsWith('Item ')
+		? message
+		: `Item ${itemIndex}: ${message}`;
+}
+
 /** An n8n error for a client error: message and hint a user can act on, never the key. */
 export function toNodeError(
 	node: INode,
@@ -102,7 +115,7 @@ export function toNodeError(
 	itemIndex?: number,
 ): NodeApiError | NodeOperationError {
 	if (error instanceof LocalValidationError) {
-		const refused = new NodeOperationError(node, error.message, {
+		const refused = new NodeOperationError(node, forItem(error.message, itemIndex), {
 			itemIndex,
 			description: hintFor(error),
 		});
@@ -111,9 +124,10 @@ export function toNodeError(
 	}
 	if (error instanceof DecisionServiceError) {
 		// The service's code under a key n8n does not read as an HTTP status (it would rewrite the message).
-		const response: JsonObject = { message: error.message, serviceCode: error.code };
+		const message = forItem(error.message, itemIndex);
+		const response: JsonObject = { message, serviceCode: error.code };
 		const apiError = new NodeApiError(node, response, {
-			message: error.message,
+			message,
 			description: hintFor(error),
 			httpCode: error.status === undefined ? undefined : String(error.status),
 			itemIndex,

@@ -9,6 +9,7 @@ import {
 } from 'n8n-workflow';
 import {
 	DecisionClient,
+	checkBaseUrl,
 	TransportError,
 	classifyTransportCode,
 	flattenHeaders,
@@ -109,18 +110,15 @@ export async function createDecisionClient(
 	settings: ClientSettings = {},
 ): Promise<DecisionClient> {
 	const credentials = await context.getCredentials<DecisionServiceCredentials>(CREDENTIAL_TYPE);
-	const baseUrl = String(credentials.baseUrl ?? '').replace(/\/+$/, '');
-	if (!/^https?:\/\//.test(baseUrl)) {
-		throw new NodeOperationError(
-			context.getNode(),
-			"The credential's Base URL must be an http(s) URL ending with /v1",
-			{
-				description:
-					'Open the Decision Service credential and set Base URL, for example https://api.example.com/v1.',
-			},
-		);
+	const checked = checkBaseUrl(credentials.baseUrl);
+	if (!checked.ok) {
+		throw new NodeOperationError(context.getNode(), checked.problem, {
+			description: 'Open the Decision Service credential and correct Base URL.',
+		});
 	}
-	const apiKey = String(credentials.apiKey ?? '');
+	const baseUrl = checked.baseUrl;
+	// A key pasted with a space or a newline around it is the same key.
+	const apiKey = String(credentials.apiKey ?? '').trim();
 	const keyDigest = createHash('sha256').update(apiKey).digest('hex');
 	return new DecisionClient({
 		baseUrl,

@@ -5,3 +5,4 @@ export * from './transport';
 export { forEachBounded } from './pool';
 export { RateGate, rateGateFor, type RateWindowInfo } from './rate-gate';
 export { ConcurrencyLimiter } from './limiter';
+export { checkBaseUrl } from './base-url';

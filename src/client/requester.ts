@@ -117,7 +117,7 @@ export class Requester {
 		this.options = {
 			timeoutMs: BOUNDS.clientTimeoutDefaultMs,
 			concurrency: 5,
-			maxRetries: 2,
+			maxRetries: 4,
 			retryBaseDelayMs: 500,
 			maxRateLimitWaitMs: 120_000,
 			now: Date.now,

@@ -12,6 +12,7 @@ import {
 	PayloadTooLargeError,
 	QuotaExceededError,
 	RateLimitedError,
+	RedirectError,
 	ResponseFormatError,
 	ServerError,
 	TimeoutError,
@@ -141,6 +142,30 @@ describe('errorFromResponse', () => {
 		expect(error.constructor).toBe(errorClass);
 		expect(error).toMatchObject({ status, code });
 		expect(error.message).toMatch(/ticket-routing|Decision Service/);
+	});
+
+	it('a 3xx is a RedirectError naming the origin it pointed at, never the path or the key', () => {
+		const error = answer(307, '', { location: 'https://elsewhere.example.net/steal?key=1' });
+		expect(error).toBeInstanceOf(RedirectError);
+		expect(error).toMatchObject({
+			status: 307,
+			code: 'redirect',
+			location: 'https://elsewhere.example.net',
+		});
+		expect(error.message).toContain('redirect (307) to https://elsewhere.example.net.');
+		expect(error.message).toContain('not followed');
+		expect(error.mayHaveBeenCharged).toBe(false);
+		const relative = answer(302, '', { location: '/v1/other' }) as RedirectError;
+		expect(relative.location).toBe('https://api.example.com');
+		expect(answer(301, '').message).toContain('to nowhere');
+	});
+
+	it("a decide answered 502/504/500 by a gateway may have been charged; the service's own errors not", () => {
+		expect(answer(502, '<html>Bad Gateway</html>').mayHaveBeenCharged).toBe(true);
+		expect(answer(504, '').mayHaveBeenCharged).toBe(true);
+		expect(answer(503, '').mayHaveBeenCharged).toBe(false);
+		expect(answer(500, envelope('internal_error')).mayHaveBeenCharged).toBe(false);
+		expect(answer(500, envelope('internal_error')).answeredByService).toBe(true);
 	});
 
 	it('a 400 lists each problem by field', () => {
