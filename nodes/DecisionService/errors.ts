@@ -65,13 +65,21 @@ const HINTS: Array<[ErrorClass, (error: DecisionServiceError) => string]> = [
 		GenerationFailedError,
 		() => 'Rephrase the description, name the options, or give a definition instead.',
 	],
-	[ServerError, () => 'The service had a problem; try again later.'],
+	[
+		ServerError,
+		(error) =>
+			error.mayHaveBeenCharged
+				? `A gateway answered instead of the service. ${NOT_REPEATED}`
+				: 'The service had a problem; try again later.',
+	],
 	[
 		ResponseFormatError,
 		(error) =>
-			error.details === undefined
-				? "Check that the credential's Base URL points at the Decision Service API and ends with /v1."
-				: 'The service may be newer than this node: update the package.',
+			`${error.mayHaveBeenCharged ? `${NOT_REPEATED} ` : ''}${
+				error.details === undefined
+					? "Check that the credential's Base URL points at the Decision Service API and ends with /v1."
+					: 'The service may be newer than this node: update the package.'
+			}`,
 	],
 	[
 		TimeoutError,
