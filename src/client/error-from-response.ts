@@ -1,4 +1,7 @@
-/** The one place where an HTTP answer other than 2xx becomes an error class (see errors.ts). */
+/**
+ * The one place where an HTTP answer other than 2xx becomes an error class (see errors.ts): the
+ * builders by code and by status are read together with their table, hence the length.
+ */
 import {
 	RATE_LIMIT_HEADERS,
 	errorEnvelopeSchema,

@@ -1,4 +1,7 @@
-/** The editor's fields of Create: one block per shape (template, description, definition). */
+/**
+ * The editor's fields of Create: one block per shape (template, description, definition).
+ * Declarations only (n8n's property objects), hence the length.
+ */
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 import { BOUNDS } from '../../../../../src/contract';
 import { localeOptions } from '../../common';

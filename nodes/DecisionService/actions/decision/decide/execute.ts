@@ -4,7 +4,6 @@
  */
 import {
 	NodeOperationError,
-	type IDataObject,
 	type IExecuteFunctions,
 	type INodeExecutionData,
 	type ResourceMapperValue,
@@ -21,6 +20,7 @@ import { createDecisionClient } from '../../../transport';
 import type { DecideNodeOptions } from './description';
 import { inputFor, slugOf, type DecideInput } from './input';
 import { AnswerMemo, answerMemo } from './answer-memo';
+import { failedItemJson } from './failed-item';
 import { answerOf, otherNote, routeLayout, targetsFor, type RouteLayout } from './routing';
 
 type Prepared = { slug: string; input: DecideInput } | { error: Error };
@@ -141,27 +141,6 @@ async function decideAll(
 	);
 	if (firstFailure) throw firstFailure;
 	return results;
-}
-
-/** What a failed item carries under `error`: the message, the hint, the code, whether it was charged. */
-function errorObject(error: Error): IDataObject {
-	const described = error as Error & { description?: string | null; context?: IDataObject };
-	const object: IDataObject = { message: error.message };
-	if (described.description) object.description = described.description;
-	const charged = described.context?.mayHaveBeenCharged;
-	object.may_have_been_charged = charged === true;
-	const code = described.context?.serviceCode;
-	if (typeof code === 'string') object.code = code;
-	return object;
-}
-
-/**
- * A failed item: its own fields plus an `error` object. With the error output, n8n moves an item
- * whose only field is `error` there and merges the input item's fields back in itself (an item
- * flagged with `.error` would lose them: n8n rewrites it to the message alone).
- */
-function failedItemJson(item: INodeExecutionData, error: Error, errorOutput: boolean): IDataObject {
-	return errorOutput ? { error: errorObject(error) } : { ...item.json, error: errorObject(error) };
 }
 
 /** Each result on its outputs (failed items, under continue-on-fail, on Other or the only output). */
