@@ -453,7 +453,7 @@ describe('error handling', () => {
 			extra: { options: { validateInput: false } },
 		});
 		expect(result.error?.message).toMatch(
-			/could not connect to the service after 3 attempts \(connection refused\)/,
+			/could not connect to the service after 5 attempts \(connection refused\)/,
 		);
 		expect(result.error?.description).toMatch(/Check the base URL/);
 	});
