@@ -4,6 +4,7 @@
  */
 import {
 	NodeOperationError,
+	deepCopy,
 	type IDataObject,
 	type IExecuteFunctions,
 	type INodeExecutionData,
@@ -16,6 +17,7 @@ import { createDecisionClient } from '../../../transport';
 import type { DecideNodeOptions } from './description';
 import { inputFor, slugOf, type DecideInput } from './input';
 import { answerOf, routeLayout, targetsFor, type RouteLayout } from './routing';
+import { answerToolCall, runsAsTool } from './tool';
 
 type Prepared = { slug: string; input: DecideInput } | { error: Error };
 
@@ -114,12 +116,18 @@ async function decideAll(
 	return results;
 }
 
-/** Each result on its outputs (failed items, under continue-on-fail, on Other or the only output). */
+/**
+ * Each result on its outputs (failed items, under continue-on-fail, on Other or the only output,
+ * and, with n8n's error output, also on every output kept where the error output used to be).
+ * An item sent to several outputs (classify) is a separate copy on each, so a branch that edits
+ * its item cannot change another branch's.
+ */
 function placeResults(
 	items: INodeExecutionData[],
 	results: Array<Run | Error>,
 	layout: RouteLayout | undefined,
 	options: DecideNodeOptions,
+	usesErrorOutput: boolean,
 ): INodeExecutionData[][] {
 	const outputs: INodeExecutionData[][] = Array.from(
 		{ length: layout ? layout.count : 1 },
@@ -130,14 +138,21 @@ function placeResults(
 		const pairedItem = { item: itemIndex };
 		if (result instanceof Error) {
 			outputs[layout ? layout.other : 0].push({ json: { error: result.message }, pairedItem });
+			// What n8n's error output would hold: the item's fields and the error.
+			for (const keeper of layout && usesErrorOutput ? layout.errorKeepers : []) {
+				outputs[keeper].push({
+					json: { ...deepCopy(items[itemIndex].json), error: result.message },
+					pairedItem,
+				});
+			}
 			return;
 		}
 		const answer = answerOf(result, options.simplify === true);
 		const json: IDataObject = { ...items[itemIndex].json, [resultField]: answer };
 		const binary = items[itemIndex].binary;
-		for (const target of layout ? targetsFor(result, layout) : [0]) {
-			outputs[target].push({ json, binary, pairedItem });
-		}
+		(layout ? targetsFor(result, layout) : [0]).forEach((target, copy) => {
+			outputs[target].push({ json: copy === 0 ? json : deepCopy(json), binary, pairedItem });
+		});
 	});
 	return outputs;
 }
@@ -152,12 +167,20 @@ export async function execute(
 		timeoutMs: (options.timeout ?? 15) * 1000,
 		maxRateLimitWaitMs: (options.maxRateLimitWait ?? 120) * 1000,
 	});
+	const decideEach = async () =>
+		await decideAll(
+			this,
+			client,
+			await prepareItems(this, items, client, options.validateInput !== false),
+			options,
+		);
+	if (runsAsTool(this)) return await answerToolCall(items, decideEach);
 	let layout: RouteLayout | undefined;
 	if (this.getNodeParameter('outputMode', 0) === 'routeToOutputs') {
 		const routes = this.getNodeParameter('routes', 0) as ResourceMapperValue;
-		layout = routeLayout((routes.schema ?? []).map((field) => field.id));
+		layout = routeLayout(routes.schema ?? []);
 	}
-	const prepared = await prepareItems(this, items, client, options.validateInput !== false);
-	const results = await decideAll(this, client, prepared, options);
-	return placeResults(items, results, layout, options);
+	const results = await decideEach();
+	const usesErrorOutput = this.getNode().onError === 'continueErrorOutput';
+	return placeResults(items, results, layout, options, usesErrorOutput);
 }
