@@ -162,7 +162,7 @@ function buildWorkflow(options: Pick<RunNodeOptions, 'parameters' | 'onError' | 
 	return { workflow, node: workflow.getNode(NODE_NAME)! };
 }
 
-function additionalDataFor(
+export function additionalDataFor(
 	credentials: EngineCredentials,
 	hooks: ExecutionLifecycleHooks,
 ): IWorkflowExecuteAdditionalData {
@@ -191,16 +191,21 @@ function additionalDataFor(
 	} as unknown as IWorkflowExecuteAdditionalData;
 }
 
-/** Runs the node once on `items`, as the first node of a workflow, and returns what the engine recorded. */
-export async function runNode(options: RunNodeOptions): Promise<NodeRunResult> {
-	const { workflow, node } = buildWorkflow(options);
+/** Runs `workflow` from `start` on `items` in n8n-core's WorkflowExecute and returns the finished run. */
+export async function executeWorkflow(
+	workflow: Workflow,
+	start: INode,
+	items: IDataObject[],
+	credentials: EngineCredentials,
+	cancelAfterMs?: number,
+): Promise<IRun> {
 	const hooks = new ExecutionLifecycleHooks('manual', 'engine-test-run', {
 		id: 'engine-test',
 		name: 'engine test',
 		active: false,
 		isArchived: false,
-		nodes: [node],
-		connections: {},
+		nodes: Object.values(workflow.nodes),
+		connections: workflow.connectionsBySourceNode,
 		createdAt: new Date(),
 		updatedAt: new Date(),
 	} as never);
@@ -211,22 +216,32 @@ export async function runNode(options: RunNodeOptions): Promise<NodeRunResult> {
 	const runExecutionData = createRunExecutionData({
 		executionData: {
 			nodeExecutionStack: [
-				{ node, data: { main: [options.items.map((json) => ({ json }))] }, source: null },
+				{ node: start, data: { main: [items.map((json) => ({ json }))] }, source: null },
 			],
 		},
 	});
 	const execute = new WorkflowExecute(
-		additionalDataFor(options.credentials, hooks),
+		additionalDataFor(credentials, hooks),
 		'manual',
 		runExecutionData,
 	);
 	const execution = execute.processRunExecutionData(workflow);
 	const canceller =
-		options.cancelAfterMs === undefined
-			? undefined
-			: setTimeout(() => execution.cancel(), options.cancelAfterMs);
+		cancelAfterMs === undefined ? undefined : setTimeout(() => execution.cancel(), cancelAfterMs);
 	const returned = await execution.finally(() => clearTimeout(canceller));
-	const run = finished ?? returned;
+	return finished ?? returned;
+}
+
+/** Runs the node once on `items`, as the first node of a workflow, and returns what the engine recorded. */
+export async function runNode(options: RunNodeOptions): Promise<NodeRunResult> {
+	const { workflow, node } = buildWorkflow(options);
+	const run = await executeWorkflow(
+		workflow,
+		node,
+		options.items,
+		options.credentials,
+		options.cancelAfterMs,
+	);
 	const task = run.data.resultData.runData[NODE_NAME]?.[0];
 	const error = task?.error ?? run.data.resultData.error;
 	return {

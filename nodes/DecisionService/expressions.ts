@@ -15,18 +15,10 @@ import type { INodeParameters } from 'n8n-workflow';
  * decision only.
  */
 export function toolDescriptionOf(parameters: INodeParameters): string {
-	const locator = parameters.decision as
-		| { value?: unknown; cachedResultName?: unknown }
-		| string
-		| undefined;
-	let slug = '';
-	let title = '';
-	if (typeof locator === 'object' && locator !== null) {
-		slug = typeof locator.value === 'string' ? locator.value : '';
-		title = typeof locator.cachedResultName === 'string' ? locator.cachedResultName : '';
-	} else if (typeof locator === 'string') {
-		slug = locator;
-	}
+	// n8n hands a resource locator to expressions as its value (the slug).
+	const locator = parameters.decision as { value?: unknown } | string | undefined;
+	const value = typeof locator === 'object' && locator !== null ? locator.value : locator;
+	const slug = typeof value === 'string' ? value.trim() : '';
 	const routes = parameters.routes as
 		| {
 				schema?: Array<{ id: string; displayName?: string; display?: boolean; removed?: boolean }>;
@@ -52,7 +44,7 @@ export function toolDescriptionOf(parameters: INodeParameters): string {
 	}
 	const named =
 		slug === '' || slug.charAt(0) === '=' ? 'a Decision Service decision' : '"' + slug + '"';
-	let text = 'Asks the Decision Service decision ' + named + (title ? ' (' + title + ')' : '');
+	let text = 'Asks the Decision Service decision ' + named;
 	text += question ? ': ' + question : '.';
 	if (question && !/[.?!]$/.test(question)) text += '.';
 	const list = answers.join(', ');
