@@ -272,6 +272,19 @@ export function outputNames(parameters: INodeParameters, nodeType?: INodeType): 
 	).map((output) => output.displayName ?? 'main');
 }
 
+/**
+ * An expression of the node's description (its subtitle, say) evaluated by n8n-workflow's
+ * expression engine on a node with these parameters (defaults filled in), as the editor does.
+ */
+export function evaluateOnNode(
+	parameters: INodeParameters,
+	expression: string,
+	nodeType?: INodeType,
+): unknown {
+	const { workflow, node } = buildWorkflow({ parameters, nodeType });
+	return workflow.expression.getSimpleParameterValue(node, expression, 'internal', {});
+}
+
 /** A load-options context of n8n-core for the node with these parameters, for listSearch, loadOptions and resourceMapping. */
 export function loadOptionsContext(
 	parameters: INodeParameters,

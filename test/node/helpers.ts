@@ -1,4 +1,9 @@
-import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import type {
+	INodeExecutionData,
+	INodeParameters,
+	ResourceMapperField,
+	ResourceMapperValue,
+} from 'n8n-workflow';
 import * as resourceMapping from '../../nodes/DecisionService/methods/resourceMapping';
 import {
 	loadOptionsContext,
@@ -27,6 +32,31 @@ export async function loadRoutes(
 		matchingColumns: [],
 		schema: fields,
 	} as unknown as INodeParameters;
+}
+
+/**
+ * A refresh of the Outputs list done the way n8n's editor does it (ResourceMapper.vue,
+ * loadAndSetFieldsToMap, n8n 2.41): it calls the node's method with the node's current
+ * parameters, then saves the fields the method returned, in their order, keeping only each
+ * existing field's `removed` flag (a new field is shown unless the value already names it).
+ */
+export async function refreshRoutes(
+	parameters: INodeParameters,
+	credentials: EngineCredentials,
+): Promise<INodeParameters> {
+	const context = loadOptionsContext(parameters, credentials);
+	const { fields } = await resourceMapping.getRouteOutputs.call(context);
+	const saved = (parameters.routes ?? {}) as unknown as ResourceMapperValue;
+	const savedSchema: ResourceMapperField[] = saved.schema ?? [];
+	const schema = fields.map((field) => {
+		const existing = savedSchema.find((each) => each.id === field.id);
+		if (existing) return { ...field, removed: existing.removed };
+		if (saved.value !== null && saved.value !== undefined && !(field.id in saved.value)) {
+			return { ...field, removed: false };
+		}
+		return field;
+	});
+	return { ...saved, schema } as unknown as INodeParameters;
 }
 
 export function decideParameters(

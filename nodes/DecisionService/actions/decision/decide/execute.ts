@@ -16,7 +16,7 @@ import { toNodeError } from '../../../errors';
 import { createDecisionClient } from '../../../transport';
 import type { DecideNodeOptions } from './description';
 import { inputFor, slugOf, type DecideInput } from './input';
-import { answerOf, routeLayout, targetsFor, type RouteLayout } from './routing';
+import { answerOf, itemPerTarget, routeLayout, targetsFor, type RouteLayout } from './routing';
 import { answerToolCall, runsAsTool } from './tool';
 
 type Prepared = { slug: string; input: DecideInput } | { error: Error };
@@ -150,9 +150,10 @@ function placeResults(
 		const answer = answerOf(result, options.simplify === true);
 		const json: IDataObject = { ...items[itemIndex].json, [resultField]: answer };
 		const binary = items[itemIndex].binary;
-		(layout ? targetsFor(result, layout) : [0]).forEach((target, copy) => {
-			outputs[target].push({ json: copy === 0 ? json : deepCopy(json), binary, pairedItem });
-		});
+		const targets = layout ? targetsFor(result, layout) : [0];
+		for (const [target, item] of itemPerTarget({ json, binary, pairedItem }, targets)) {
+			outputs[target].push(item);
+		}
 	});
 	return outputs;
 }

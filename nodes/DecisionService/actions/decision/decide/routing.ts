@@ -2,7 +2,7 @@
  * Where a run goes, and what is written on its item: pure functions of the run and the saved
  * Outputs list, with no n8n context, so every status and type is unit-tested (test/unit/routing).
  */
-import type { IDataObject } from 'n8n-workflow';
+import { deepCopy, type IDataObject, type INodeExecutionData } from 'n8n-workflow';
 import { levelOf, type Run } from '../../../../../src/contract';
 import { NO_LABEL_KEY, SLOT } from '../../../outputs';
 
@@ -76,6 +76,20 @@ export function targetsFor(run: Run, layout: RouteLayout): number[] {
 	}
 	const key = run.choice ?? levelOf(run);
 	return [key === undefined ? layout.other : (layout.indexOf.get(key) ?? layout.other)];
+}
+
+/**
+ * The item for each of its target outputs: the first as given, the others deep copies, so a
+ * branch that edits its item (a Code node mutating it, say) cannot change another branch's.
+ */
+export function itemPerTarget(
+	item: INodeExecutionData,
+	targets: readonly number[],
+): Array<[number, INodeExecutionData]> {
+	return targets.map((target, index) => [
+		target,
+		index === 0 ? item : { ...item, json: deepCopy(item.json) },
+	]);
 }
 
 /** The compact answer: what a workflow branch or an AI agent needs, nothing else. */
