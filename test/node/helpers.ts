@@ -1,9 +1,4 @@
-import type {
-	INodeExecutionData,
-	INodeParameters,
-	ResourceMapperField,
-	ResourceMapperValue,
-} from 'n8n-workflow';
+import type { INodeExecutionData, INodeParameters, ResourceMapperValue } from 'n8n-workflow';
 import * as resourceMapping from '../../nodes/DecisionService/methods/resourceMapping';
 import {
 	loadOptionsContext,
@@ -11,6 +6,7 @@ import {
 	type EngineCredentials,
 	type RunNodeOptions,
 } from '../../harness/n8n-engine';
+import { mergeLikeEditor } from '../support/outputs';
 
 export function locator(slug: string) {
 	return { __rl: true, mode: 'list', value: slug };
@@ -35,10 +31,8 @@ export async function loadRoutes(
 }
 
 /**
- * A refresh of the Outputs list done the way n8n's editor does it (ResourceMapper.vue,
- * loadAndSetFieldsToMap, n8n 2.41): it calls the node's method with the node's current
- * parameters, then saves the fields the method returned, in their order, keeping only each
- * existing field's `removed` flag (a new field is shown unless the value already names it).
+ * A refresh of the Outputs list done the way n8n's editor does it: the node's method called with
+ * the node's current parameters, then the editor's merge of what it returned (see mergeLikeEditor).
  */
 export async function refreshRoutes(
 	parameters: INodeParameters,
@@ -46,17 +40,7 @@ export async function refreshRoutes(
 ): Promise<INodeParameters> {
 	const context = loadOptionsContext(parameters, credentials);
 	const { fields } = await resourceMapping.getRouteOutputs.call(context);
-	const saved = (parameters.routes ?? {}) as unknown as ResourceMapperValue;
-	const savedSchema: ResourceMapperField[] = saved.schema ?? [];
-	const schema = fields.map((field) => {
-		const existing = savedSchema.find((each) => each.id === field.id);
-		if (existing) return { ...field, removed: existing.removed };
-		if (saved.value !== null && saved.value !== undefined && !(field.id in saved.value)) {
-			return { ...field, removed: false };
-		}
-		return field;
-	});
-	return { ...saved, schema } as unknown as INodeParameters;
+	return mergeLikeEditor(parameters.routes as unknown as ResourceMapperValue | undefined, fields);
 }
 
 export function decideParameters(
