@@ -131,14 +131,17 @@ export function inputIndex(items: IDataObject[], json: IDataObject): number {
  */
 export function expectedArrivals(
 	items: IDataObject[],
-	nodeOutputs: Array<Array<{ json: IDataObject }> | null>,
+	nodeOutputs: Array<Array<{ json: object }> | null>,
 	parameters: INodeParameters,
 	wires: Array<string | undefined>,
 ): Record<string, number[]> {
 	const wired = new Set(wires.filter((wire): wire is string => !!wire));
 	const answers = new Map<number, IDataObject>();
 	for (const output of nodeOutputs)
-		for (const item of output ?? []) answers.set(inputIndex(items, item.json), item.json);
+		for (const item of output ?? []) {
+			const json = item.json as IDataObject;
+			answers.set(inputIndex(items, json), json);
+		}
 	const expected: Record<string, number[]> = {};
 	for (const meaning of wired) expected[meaning] = [];
 	for (let index = 0; index < items.length; index++) {
