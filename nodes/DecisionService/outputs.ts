@@ -65,9 +65,8 @@ export function configuredOutputs(parameters: INodeParameters): INodeOutputConfi
 		const fixedIndex = fixed.indexOf(field.id);
 		const isFixed = fixedIndex !== -1;
 		if (isFixed) present[fixedIndex] = true;
-		const isKeeper = field.id.indexOf('__out_error_') === 0;
-		// Fixed outputs and kept error positions cannot be removed: items must never be dropped.
-		if (field.removed === true && !isFixed && !isKeeper) continue;
+		// Fixed outputs cannot be removed: Other is where anything unknown goes, nothing is dropped.
+		if (field.removed === true && !isFixed) continue;
 		const rename = names[field.id];
 		const displayName =
 			typeof rename === 'string' && rename.trim() !== ''

@@ -108,7 +108,7 @@ export function outputsListFor(
 				...entry(field.id, FIXED_OUTPUT_NAMES[field.id as keyof typeof FIXED_OUTPUT_NAMES]),
 			});
 		} else if (isKeeper(field.id)) {
-			merged.push({ ...entry(field.id, ERROR_KEEPER_NAME) });
+			merged.push({ ...entry(field.id, ERROR_KEEPER_NAME), removed: field.removed });
 		} else if (keys.includes(field.id)) {
 			merged.push({ ...entry(field.id, keyName(field.id)), removed: field.removed });
 		} else if (field.removed !== true) {

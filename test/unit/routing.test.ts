@@ -200,7 +200,7 @@ describe('routeLayout from the saved Outputs list', () => {
 			),
 		],
 		[
-			'fixed entries and kept error positions cannot be removed',
+			'fixed entries cannot be removed; a kept error position can',
 			list('billing', { id: SLOT.uncertain, removed: true }, SLOT.pending, SLOT.other, {
 				id: `${SLOT.errorKeeperPrefix}1__`,
 				removed: true,
@@ -251,8 +251,9 @@ describe('routeLayout from the saved Outputs list', () => {
 		const names = configuredOutputs({
 			routes: {
 				schema: [
-					{ id: SLOT.other, displayName: 'Other' },
-					{ id: `${SLOT.errorKeeperPrefix}1__`, displayName: ERROR_KEEPER_NAME, removed: true },
+					{ id: SLOT.other, displayName: 'Other', removed: true },
+					{ id: `${SLOT.errorKeeperPrefix}1__`, displayName: ERROR_KEEPER_NAME },
+					{ id: `${SLOT.errorKeeperPrefix}2__`, displayName: ERROR_KEEPER_NAME, removed: true },
 					{ id: META.type, displayName: 'route', display: false },
 				],
 			},

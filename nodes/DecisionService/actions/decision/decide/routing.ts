@@ -43,7 +43,7 @@ export function routeLayout(schema: ReadonlyArray<string | OutputSlot>): RouteLa
 		if (slot.display === false) continue;
 		const isFixed = (FIXED_SLOTS as readonly string[]).includes(slot.id);
 		const isKeeper = slot.id.startsWith(SLOT.errorKeeperPrefix);
-		if (slot.removed === true && !isFixed && !isKeeper) continue;
+		if (slot.removed === true && !isFixed) continue;
 		if (isFixed) fixedAt.set(slot.id, count);
 		else if (isKeeper) errorKeepers.push(count);
 		else indexOf.set(slot.id, count);
