@@ -192,7 +192,7 @@ export function additionalDataFor(
 }
 
 /** Runs `workflow` from `start` on `items` in n8n-core's WorkflowExecute and returns the finished run. */
-export async function executeWorkflow(
+export async function runInEngine(
 	workflow: Workflow,
 	start: INode,
 	items: IDataObject[],
@@ -235,7 +235,7 @@ export async function executeWorkflow(
 /** Runs the node once on `items`, as the first node of a workflow, and returns what the engine recorded. */
 export async function runNode(options: RunNodeOptions): Promise<NodeRunResult> {
 	const { workflow, node } = buildWorkflow(options);
-	const run = await executeWorkflow(
+	const run = await runInEngine(
 		workflow,
 		node,
 		options.items,

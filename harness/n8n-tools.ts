@@ -27,7 +27,7 @@ import {
 	type IRun,
 } from 'n8n-workflow';
 import { DecisionService } from '../nodes/DecisionService/DecisionService.node';
-import { NODE_TYPE, executeWorkflow, type EngineCredentials } from './n8n-engine';
+import { NODE_TYPE, runInEngine, type EngineCredentials } from './n8n-engine';
 
 export const TOOL_TYPE = `${NODE_TYPE}Tool`;
 export const AGENT_TYPE = 'test.agentStandIn';
@@ -221,12 +221,7 @@ export async function runAsTool(options: RunAsToolOptions): Promise<ToolRunResul
 		active: false,
 		settings: { executionOrder: 'v1' },
 	});
-	const run = await executeWorkflow(
-		workflow,
-		workflow.getNode('Agent')!,
-		[{}],
-		options.credentials,
-	);
+	const run = await runInEngine(workflow, workflow.getNode('Agent')!, [{}], options.credentials);
 	const agentError = run.data.resultData.error;
 	if (!seen.result) {
 		throw new Error(
@@ -305,7 +300,7 @@ export async function runWired(options: WiredRunOptions): Promise<WiredRunResult
 		active: false,
 		settings: { executionOrder: 'v1' },
 	});
-	const run = await executeWorkflow(
+	const run = await runInEngine(
 		workflow,
 		workflow.getNode(WIRED_NODE_NAME)!,
 		options.items,
