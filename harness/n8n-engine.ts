@@ -171,10 +171,10 @@ function buildWorkflow(
 	return { workflow, node: workflow.getNode(NODE_NAME)! };
 }
 
-function additionalDataFor(
+export function additionalDataFor(
 	credentials: EngineCredentials,
 	hooks: ExecutionLifecycleHooks,
-	executionId: string,
+	executionId = `engine-test-${++executions}`,
 ): IWorkflowExecuteAdditionalData {
 	const credentialsHelper = new TestCredentialsHelper(new DecisionServiceApi(), { ...credentials });
 	// The engine reads only some of these fields; the rest of the interface serves n8n's server.
@@ -201,17 +201,23 @@ function additionalDataFor(
 	} as unknown as IWorkflowExecuteAdditionalData;
 }
 
-/** Runs the node once on `items`, as the first node of a workflow, and returns what the engine recorded. */
-export async function runNode(options: RunNodeOptions): Promise<NodeRunResult> {
-	const { workflow, node } = buildWorkflow(options);
-	const executionId = options.executionId ?? `engine-test-${++executions}`;
+/** Runs `workflow` from `start` on `items` in n8n-core's WorkflowExecute and returns the finished run. */
+export async function runInEngine(
+	workflow: Workflow,
+	start: INode,
+	items: IDataObject[],
+	credentials: EngineCredentials,
+	cancelAfterMs?: number,
+	/** Each run gets its own execution unless a test reuses one on purpose. */
+	executionId = `engine-test-${++executions}`,
+): Promise<IRun> {
 	const hooks = new ExecutionLifecycleHooks('manual', executionId, {
 		id: 'engine-test',
 		name: 'engine test',
 		active: false,
 		isArchived: false,
-		nodes: [node],
-		connections: {},
+		nodes: Object.values(workflow.nodes),
+		connections: workflow.connectionsBySourceNode,
 		createdAt: new Date(),
 		updatedAt: new Date(),
 	} as never);
@@ -222,22 +228,33 @@ export async function runNode(options: RunNodeOptions): Promise<NodeRunResult> {
 	const runExecutionData = createRunExecutionData({
 		executionData: {
 			nodeExecutionStack: [
-				{ node, data: { main: [options.items.map((json) => ({ json }))] }, source: null },
+				{ node: start, data: { main: [items.map((json) => ({ json }))] }, source: null },
 			],
 		},
 	});
 	const execute = new WorkflowExecute(
-		additionalDataFor(options.credentials, hooks, executionId),
+		additionalDataFor(credentials, hooks, executionId),
 		'manual',
 		runExecutionData,
 	);
 	const execution = execute.processRunExecutionData(workflow);
 	const canceller =
-		options.cancelAfterMs === undefined
-			? undefined
-			: setTimeout(() => execution.cancel(), options.cancelAfterMs);
+		cancelAfterMs === undefined ? undefined : setTimeout(() => execution.cancel(), cancelAfterMs);
 	const returned = await execution.finally(() => clearTimeout(canceller));
-	const run = finished ?? returned;
+	return finished ?? returned;
+}
+
+/** Runs the node once on `items`, as the first node of a workflow, and returns what the engine recorded. */
+export async function runNode(options: RunNodeOptions): Promise<NodeRunResult> {
+	const { workflow, node } = buildWorkflow(options);
+	const run = await runInEngine(
+		workflow,
+		node,
+		options.items,
+		options.credentials,
+		options.cancelAfterMs,
+		options.executionId,
+	);
 	const task = run.data.resultData.runData[NODE_NAME]?.[0];
 	const error = task?.error ?? run.data.resultData.error;
 	return {
@@ -266,6 +283,19 @@ export function outputNames(parameters: INodeParameters, nodeType?: INodeType): 
 			{},
 		) as Array<{ displayName?: string }>
 	).map((output) => output.displayName ?? 'main');
+}
+
+/**
+ * An expression of the node's description (its subtitle, say) evaluated by n8n-workflow's
+ * expression engine on a node with these parameters (defaults filled in), as the editor does.
+ */
+export function evaluateOnNode(
+	parameters: INodeParameters,
+	expression: string,
+	nodeType?: INodeType,
+): unknown {
+	const { workflow, node } = buildWorkflow({ parameters, nodeType });
+	return workflow.expression.getSimpleParameterValue(node, expression, 'internal', {});
 }
 
 /** A load-options context of n8n-core for the node with these parameters, for listSearch, loadOptions and resourceMapping. */

@@ -171,8 +171,11 @@ export interface N8nInstance {
 	process?: ChildProcess;
 	/** Runs an n8n CLI command against this user folder (n8n itself need not be running). */
 	cli(args: string[]): string;
-	/** The same without blocking this process (which may be serving the sandbox n8n talks to). */
-	cliAsync(args: string[]): Promise<string>;
+	/**
+	 * The same without blocking this process (which may be serving the sandbox n8n talks to);
+	 * `extraEnv` for a command run beside a started n8n (its own task-runner port, say).
+	 */
+	cliAsync(args: string[], extraEnv?: NodeJS.ProcessEnv): Promise<string>;
 	stop(): Promise<void>;
 }
 
@@ -217,10 +220,10 @@ export function prepareN8n(options: {
 	installTarball(options.userFolder, options.tarball);
 	const env = n8nEnvironment(options.userFolder, options.port);
 	const cli = (args: string[]) => run(process.execPath, [n8n, ...args], { env });
-	const cliAsync = async (args: string[]) => {
+	const cliAsync = async (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => {
 		try {
 			const { stdout } = await promisify(execFile)(process.execPath, [n8n, ...args], {
-				env,
+				env: { ...env, ...extraEnv },
 				maxBuffer: 256 * 1024 * 1024,
 			});
 			return stdout;
@@ -344,8 +347,12 @@ export interface WorkflowRun {
 export async function executeWorkflow(
 	instance: N8nInstance,
 	workflowId: string,
+	extraEnv?: NodeJS.ProcessEnv,
 ): Promise<WorkflowRun> {
-	const stdout = await instance.cliAsync(['execute', `--id=${workflowId}`, '--rawOutput']);
+	const stdout = await instance.cliAsync(
+		['execute', `--id=${workflowId}`, '--rawOutput'],
+		extraEnv,
+	);
 	// The run is printed pretty (its braces at column 0) between n8n's log lines.
 	const start = stdout.startsWith('{') ? 0 : stdout.indexOf('\n{');
 	const end = stdout.lastIndexOf('\n}');

@@ -4,11 +4,19 @@ import {
 	anomalyOf,
 	answerOf,
 	otherNote,
+	itemPerTarget,
 	routeLayout,
 	simplifyRun,
 	targetsFor,
 } from '../../nodes/DecisionService/actions/decision/decide/routing';
-import { NO_LABEL_KEY, configuredOutputs } from '../../nodes/DecisionService/outputs';
+import {
+	ERROR_KEEPER_NAME,
+	FIXED_OUTPUT_NAMES,
+	META,
+	NO_LABEL_KEY,
+	SLOT,
+	configuredOutputs,
+} from '../../nodes/DecisionService/outputs';
 
 function run(fields: Partial<Run>): Run {
 	return {
@@ -193,5 +201,130 @@ describe('answers a newer service may send', () => {
 		expect(otherNote(run({ labels: ['spam', 'hr'] }), classify)).toMatch(
 			/"hr" is not in the Outputs list/,
 		);
+	});
+});
+
+describe('routeLayout from the saved Outputs list', () => {
+	const nameOf = (id: string) => FIXED_OUTPUT_NAMES[id as keyof typeof FIXED_OUTPUT_NAMES] ?? id;
+	const list = (...ids: Array<string | { id: string; removed?: boolean; display?: boolean }>) =>
+		ids.map((id) =>
+			typeof id === 'string'
+				? { id, displayName: nameOf(id) }
+				: { displayName: nameOf(id.id), ...id },
+		);
+
+	test.each<[string, ReturnType<typeof list>]>([
+		['keys only (saved before the fixed entries existed)', list('billing', 'technical')],
+		[
+			'fixed entries in the list',
+			list('billing', 'technical', SLOT.uncertain, SLOT.pending, SLOT.other),
+		],
+		[
+			'hidden entries and keys the user removed have no output',
+			list(
+				'billing',
+				{ id: 'technical', removed: true },
+				SLOT.uncertain,
+				SLOT.pending,
+				SLOT.other,
+				{ id: META.question, display: false },
+			),
+		],
+		[
+			'a kept error position, then keys added after a refresh',
+			list(
+				'billing',
+				SLOT.uncertain,
+				SLOT.pending,
+				SLOT.other,
+				`${SLOT.errorKeeperPrefix}1__`,
+				'legal',
+			),
+		],
+		[
+			'fixed entries cannot be removed; a kept error position can',
+			list('billing', { id: SLOT.uncertain, removed: true }, SLOT.pending, SLOT.other, {
+				id: `${SLOT.errorKeeperPrefix}1__`,
+				removed: true,
+			}),
+		],
+		['a list missing one fixed entry gets it at its end', list('billing', SLOT.other)],
+	])('%s: configuredOutputs and routeLayout agree', (_name, schema) => {
+		const layout = routeLayout(schema);
+		const names = configuredOutputs({ routes: { schema } } as never).map(
+			(output) => output.displayName,
+		);
+		expect(names).toHaveLength(layout.count);
+		expect(names[layout.uncertain]).toBe('Uncertain');
+		expect(names[layout.pending]).toBe('Pending Review');
+		expect(names[layout.other]).toBe('Other');
+		for (const [key, index] of layout.indexOf) expect(names[index]).toBe(key);
+		for (const index of layout.errorKeepers)
+			expect(names[index]).toBe(`${SLOT.errorKeeperPrefix}1__`);
+	});
+
+	it('places each output where the list says, the kept error position included', () => {
+		const layout = routeLayout([
+			{ id: 'billing' },
+			{ id: SLOT.uncertain },
+			{ id: SLOT.pending },
+			{ id: SLOT.other },
+			{ id: `${SLOT.errorKeeperPrefix}1__` },
+			{ id: 'legal' },
+			{ id: META.decision, display: false },
+		]);
+		expect(layout).toMatchObject({
+			uncertain: 1,
+			pending: 2,
+			other: 3,
+			errorKeepers: [4],
+			count: 6,
+		});
+		expect(layout.indexOf.get('legal')).toBe(5);
+		expect(targetsFor(run({ choice: 'legal' }), layout)).toEqual([5]);
+	});
+
+	it('a key the user removed from the list goes to Other', () => {
+		const layout = routeLayout([{ id: 'billing' }, { id: 'sales', removed: true }]);
+		expect(targetsFor(run({ choice: 'sales' }), layout)).toEqual([layout.other]);
+	});
+
+	it('configuredOutputs uses the ids outputs.ts exports (it repeats them as literals)', () => {
+		const names = configuredOutputs({
+			routes: {
+				schema: [
+					{ id: SLOT.other, displayName: 'Other', removed: true },
+					{ id: `${SLOT.errorKeeperPrefix}1__`, displayName: ERROR_KEEPER_NAME },
+					{ id: `${SLOT.errorKeeperPrefix}2__`, displayName: ERROR_KEEPER_NAME, removed: true },
+					{ id: META.type, displayName: 'route', display: false },
+				],
+			},
+		} as never).map((output) => output.displayName);
+		expect(names).toEqual([
+			'Other',
+			ERROR_KEEPER_NAME,
+			FIXED_OUTPUT_NAMES[SLOT.uncertain],
+			FIXED_OUTPUT_NAMES[SLOT.pending],
+		]);
+	});
+});
+
+describe('an item on several outputs', () => {
+	it('is a separate copy on each: editing one cannot change another', () => {
+		const item = {
+			json: { text: 'post', decision: { labels: ['spam', 'promotion'], nested: { n: 1 } } },
+			pairedItem: { item: 0 },
+		};
+		const placed = itemPerTarget(item, [0, 2, 5]);
+		expect(placed.map(([target]) => target)).toEqual([0, 2, 5]);
+		const [first, second, third] = placed.map(([, each]) => each);
+		expect(second.json).toEqual(first.json);
+		(first.json.decision as { nested: { n: number } }).nested.n = 2;
+		first.json.text = 'edited';
+		(second.json.decision as { labels: string[] }).labels.push('edited');
+		expect(second.json.text).toBe('post');
+		expect((second.json.decision as { nested: { n: number } }).nested.n).toBe(1);
+		expect((third.json.decision as { labels: string[] }).labels).toEqual(['spam', 'promotion']);
+		expect(third.pairedItem).toEqual({ item: 0 });
 	});
 });

@@ -1,5 +1,6 @@
 /** The editor's fields of Decide: decision, input, outputs and options (declarations only, hence the length). */
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
+import { toolDescriptionOf } from '../../../expressions';
 import { decisionLocator } from '../../common';
 
 const properties: INodeProperties[] = [
@@ -71,6 +72,8 @@ const properties: INodeProperties[] = [
 		name: 'outputMode',
 		type: 'options',
 		noDataExpression: true,
+		// A tool answers its agent on one output, whatever this says (see tool.ts).
+		displayOptions: { hide: { '@tool': [true] } },
 		default: 'routeToOutputs',
 		options: [
 			{
@@ -102,15 +105,81 @@ const properties: INodeProperties[] = [
 				noFieldsError: 'Pick a decision first: its options, levels or labels become the outputs.',
 			},
 		},
-		displayOptions: { show: { outputMode: ['routeToOutputs'] } },
+		displayOptions: { show: { outputMode: ['routeToOutputs'], '@tool': [false] } },
 	},
 	{
 		displayName:
-			'Outputs are saved with the workflow: a decision changed later on the service sends unknown keys to Other until you refresh them here. Score items go to the level at round(raw_score); classify items go to every retained label.',
+			'Outputs never move: a refresh keeps every output where it is, adds new options at the end, marks options the service no longer has (remove them here when you want) and keeps an "Error (kept in place)" output where the error output was. Score items go to the level at round(raw_score); classify items go to every retained label.',
 		name: 'routesNotice',
 		type: 'notice',
 		default: '',
-		displayOptions: { show: { outputMode: ['routeToOutputs'] } },
+		displayOptions: { show: { outputMode: ['routeToOutputs'], '@tool': [false] } },
+	},
+	// The tool variant: the same list, loaded when the decision is picked, names the answers in
+	// the description the agent reads. Nothing to fill in.
+	{
+		displayName: 'Answers',
+		name: 'routes',
+		type: 'resourceMapper',
+		noDataExpression: true,
+		default: { mappingMode: 'defineBelow', value: null },
+		typeOptions: {
+			loadOptionsDependsOn: ['decision.value'],
+			resourceMapper: {
+				resourceMapperMethod: 'getRouteOutputs',
+				mode: 'map',
+				valuesLabel: 'Answers the decision can give (loaded from it, nothing to fill in)',
+				fieldWords: { singular: 'answer', plural: 'answers' },
+				addAllFields: true,
+				multiKeyMatch: false,
+				supportAutoMap: false,
+				noFieldsError: 'Pick a decision first: its answers are listed in the tool description.',
+			},
+		},
+		displayOptions: { show: { '@tool': [true] } },
+	},
+	{
+		displayName:
+			"As a tool, Decide answers the agent with the compact result (the answer, status, confidence, review URL, run ID) or a short error text, whatever the output settings. The agent reads the decision's question and answers in the tool description.",
+		name: 'toolNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { '@tool': [true] } },
+	},
+	{
+		displayName: 'Tool Description',
+		name: 'descriptionType',
+		type: 'options',
+		noDataExpression: true,
+		default: 'fromDecision',
+		options: [
+			{
+				name: 'From the Decision',
+				value: 'fromDecision',
+				description: "The decision's question and answers, as loaded above",
+			},
+			{ name: 'Set Manually', value: 'manual', description: 'Write the description yourself' },
+		],
+		displayOptions: { show: { '@tool': [true] } },
+	},
+	// Declaring toolDescription keeps n8n from adding its own, whose automatic text cannot name the
+	// decision. n8n resolves an expression here when it builds the tool (see expressions.ts).
+	{
+		displayName: 'Description',
+		name: 'toolDescription',
+		type: 'hidden',
+		default: `={{(${toolDescriptionOf})($parameter)}}`,
+		displayOptions: { show: { '@tool': [true], descriptionType: ['fromDecision'] } },
+	},
+	{
+		displayName: 'Description',
+		name: 'toolDescription',
+		type: 'string',
+		typeOptions: { rows: 3 },
+		default: '',
+		required: true,
+		description: 'What the agent reads about this tool: what it decides and the answers it gives',
+		displayOptions: { show: { '@tool': [true], descriptionType: ['manual'] } },
 	},
 	{
 		displayName: 'Options',
@@ -157,6 +226,7 @@ const properties: INodeProperties[] = [
 				type: 'string',
 				default: 'decision',
 				description: 'Name of the field the result is written to on each item',
+				displayOptions: { hide: { '@tool': [true] } },
 			},
 			{
 				displayName: 'Simplify',
@@ -165,6 +235,7 @@ const properties: INodeProperties[] = [
 				default: false,
 				description:
 					'Whether to return only the answer, status, confidence and run ID instead of the full run',
+				displayOptions: { hide: { '@tool': [true] } },
 			},
 			{
 				displayName: 'Timeout (Seconds)',

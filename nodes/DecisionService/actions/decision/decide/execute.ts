@@ -4,6 +4,7 @@
  */
 import {
 	NodeOperationError,
+	deepCopy,
 	type IExecuteFunctions,
 	type INodeExecutionData,
 	type ResourceMapperValue,
@@ -20,8 +21,16 @@ import { createDecisionClient } from '../../../transport';
 import type { DecideNodeOptions } from './description';
 import { inputFor, slugOf, type DecideInput } from './input';
 import { AnswerMemo, answerMemo } from './answer-memo';
-import { failedItemJson } from './failed-item';
-import { answerOf, otherNote, routeLayout, targetsFor, type RouteLayout } from './routing';
+import { errorObject, failedItemJson } from './failed-item';
+import {
+	answerOf,
+	itemPerTarget,
+	otherNote,
+	routeLayout,
+	targetsFor,
+	type RouteLayout,
+} from './routing';
+import { answerToolCall, runsAsTool } from './tool';
 
 type Prepared = { slug: string; input: DecideInput } | { error: Error };
 
@@ -143,13 +152,18 @@ async function decideAll(
 	return results;
 }
 
-/** Each result on its outputs (failed items, under continue-on-fail, on Other or the only output). */
+/**
+ * Each result on its outputs (failed items, under continue-on-fail, on Other or the only output,
+ * and, with n8n's error output, also on every output kept where the error output used to be).
+ * An item sent to several outputs (classify) is a separate copy on each, so a branch that edits
+ * its item cannot change another branch's.
+ */
 function placeResults(
-	errorOutput: boolean,
 	items: INodeExecutionData[],
 	results: Array<RunAnswer | Error>,
 	layout: RouteLayout | undefined,
 	options: DecideNodeOptions,
+	usesErrorOutput: boolean,
 ): INodeExecutionData[][] {
 	const outputs: INodeExecutionData[][] = Array.from(
 		{ length: layout ? layout.count : 1 },
@@ -161,22 +175,29 @@ function placeResults(
 		const item = items[itemIndex];
 		if (result instanceof Error) {
 			outputs[layout ? layout.other : 0].push({
-				json: failedItemJson(item, result, errorOutput),
+				json: failedItemJson(item, result, usesErrorOutput),
 				pairedItem,
 			});
+			// What n8n's error output would hold: the item's fields and the error.
+			for (const keeper of layout && usesErrorOutput ? layout.errorKeepers : []) {
+				outputs[keeper].push({
+					json: { ...deepCopy(item.json), error: errorObject(result) },
+					pairedItem,
+				});
+			}
 			return;
 		}
 		const answer = answerOf(result, options.simplify === true);
 		const note = layout ? otherNote(result, layout) : undefined;
 		if (note) answer.routing_note = note;
+		const json = { ...item.json, [resultField]: answer };
 		const targets = layout ? targetsFor(result, layout) : [0];
-		targets.forEach((target) => {
-			outputs[target].push({
-				json: { ...item.json, [resultField]: answer },
-				binary: item.binary,
-				pairedItem,
-			});
-		});
+		for (const [target, each] of itemPerTarget(
+			{ json, binary: item.binary, pairedItem },
+			targets,
+		)) {
+			outputs[target].push(each);
+		}
 	});
 	return outputs;
 }
@@ -191,16 +212,18 @@ export async function execute(
 		timeoutMs: (options.timeout ?? 15) * 1000,
 		maxRateLimitWaitMs: (options.maxRateLimitWait ?? 120) * 1000,
 	});
-	let layout: RouteLayout | undefined;
-	if (this.getNodeParameter('outputMode', 0) === 'routeToOutputs') {
-		const routes = this.getNodeParameter('routes', 0) as ResourceMapperValue;
-		layout = routeLayout((routes.schema ?? []).map((field) => field.id));
-	}
 	// A pinned version's fields may differ from the live version's (the only ones GET returns):
 	// the service checks them instead, and its 400 is not charged.
 	const validate = options.validateInput !== false && !options.version;
-	const prepared = await prepareItems(this, items, client, validate);
-	const results = await decideAll(this, client, prepared, options);
-	const errorOutput = this.getNode().onError === 'continueErrorOutput';
-	return placeResults(errorOutput, items, results, layout, options);
+	const decideEach = async () =>
+		await decideAll(this, client, await prepareItems(this, items, client, validate), options);
+	if (runsAsTool(this)) return await answerToolCall(items, decideEach);
+	let layout: RouteLayout | undefined;
+	if (this.getNodeParameter('outputMode', 0) === 'routeToOutputs') {
+		const routes = this.getNodeParameter('routes', 0) as ResourceMapperValue;
+		layout = routeLayout(routes.schema ?? []);
+	}
+	const results = await decideEach();
+	const usesErrorOutput = this.getNode().onError === 'continueErrorOutput';
+	return placeResults(items, results, layout, options, usesErrorOutput);
 }

@@ -2,32 +2,62 @@
  * Where a run goes, and what is written on its item: pure functions of the run and the saved
  * Outputs list, with no n8n context, so every status and type is unit-tested (test/unit/routing).
  */
-import type { IDataObject } from 'n8n-workflow';
+import { deepCopy, type IDataObject, type INodeExecutionData } from 'n8n-workflow';
 import { RUN_STATUSES, levelOf, type RunAnswer } from '../../../../../src/contract';
-import { NO_LABEL_KEY } from '../../../outputs';
+import { NO_LABEL_KEY, SLOT } from '../../../outputs';
 
-/** Output index of each route key, in the order configuredOutputs (outputs.ts) lays them out. */
+/** One entry of the saved Outputs list (a resource-mapper field), or a bare key for a list saved as keys. */
+export interface OutputSlot {
+	id: string;
+	removed?: boolean;
+	display?: boolean;
+}
+
+/** Output index of each route key and of the fixed outputs, as configuredOutputs (outputs.ts) lays them out. */
 export interface RouteLayout {
 	indexOf: Map<string, number>;
 	noLabel?: number;
 	uncertain: number;
 	pending: number;
 	other: number;
+	/** Outputs standing where n8n's error output was before a refresh added outputs (see outputs.ts). */
+	errorKeepers: number[];
 	count: number;
 }
 
-/** The layout for the keys of the saved Outputs list: the keys, then Uncertain, Pending Review, Other. */
-export function routeLayout(schemaKeys: readonly string[]): RouteLayout {
+const FIXED_SLOTS = [SLOT.uncertain, SLOT.pending, SLOT.other] as const;
+
+/**
+ * The layout of the saved Outputs list: one output per shown entry in saved order (hidden entries
+ * carry data; keys the user removed have none), the fixed outputs where the list has them, or
+ * after everything for a list saved as keys only. Mirrors configuredOutputs, which must stay
+ * self-contained; a unit test holds the two together.
+ */
+export function routeLayout(schema: ReadonlyArray<string | OutputSlot>): RouteLayout {
 	const indexOf = new Map<string, number>();
-	schemaKeys.forEach((key, index) => indexOf.set(key, index));
-	const base = schemaKeys.length;
+	const fixedAt = new Map<string, number>();
+	const errorKeepers: number[] = [];
+	let count = 0;
+	for (const entry of schema) {
+		const slot: OutputSlot = typeof entry === 'string' ? { id: entry } : entry;
+		if (slot.display === false) continue;
+		const isFixed = (FIXED_SLOTS as readonly string[]).includes(slot.id);
+		const isKeeper = slot.id.startsWith(SLOT.errorKeeperPrefix);
+		if (slot.removed === true && !isFixed) continue;
+		if (isFixed) fixedAt.set(slot.id, count);
+		else if (isKeeper) errorKeepers.push(count);
+		else indexOf.set(slot.id, count);
+		count++;
+	}
+	for (const id of FIXED_SLOTS) if (!fixedAt.has(id)) fixedAt.set(id, count++);
 	return {
 		indexOf,
 		noLabel: indexOf.get(NO_LABEL_KEY),
-		uncertain: base,
-		pending: base + 1,
-		other: base + 2,
-		count: base + 3,
+		uncertain: fixedAt.get(SLOT.uncertain)!,
+		pending: fixedAt.get(SLOT.pending)!,
+		other: fixedAt.get(SLOT.other)!,
+		errorKeepers,
+		count,
 	};
 }
 
@@ -83,6 +113,20 @@ export function otherNote(run: RunAnswer, layout: RouteLayout): string | undefin
 	const unknown = keys.filter((key) => key === undefined || !layout.indexOf.has(key));
 	const named = unknown.map((key) => (key === undefined ? 'no answer' : `"${key}"`)).join(', ');
 	return `Sent to Other: ${named || 'no label'} is not in the Outputs list; refresh it to route such answers.`;
+}
+
+/**
+ * The item for each of its target outputs: the first as given, the others deep copies, so a
+ * branch that edits its item (a Code node mutating it, say) cannot change another branch's.
+ */
+export function itemPerTarget(
+	item: INodeExecutionData,
+	targets: readonly number[],
+): Array<[number, INodeExecutionData]> {
+	return targets.map((target, index) => [
+		target,
+		index === 0 ? item : { ...item, json: deepCopy(item.json) },
+	]);
 }
 
 /** The compact answer: what a workflow branch or an AI agent needs, nothing else. */
