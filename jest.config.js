@@ -1,13 +1,36 @@
-/** @type {import('jest').Config} */
-module.exports = {
+/**
+ * Two projects: every test on the newest n8n 2.x (the default of harness/n8n-install.ts), and the
+ * end-to-end tests in real n8n once more on n8n 1.x (`--selectProjects` picks one).
+ * @type {import('jest').Config}
+ */
+const shared = {
 	testEnvironment: 'node',
-	roots: ['<rootDir>/test'],
-	testMatch: ['**/*.test.ts'],
+	rootDir: __dirname,
 	transform: {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: { isolatedModules: true } }],
 	},
-	setupFiles: ['<rootDir>/test/support/env.ts'],
 	testTimeout: 60_000,
+};
+
+module.exports = {
 	// Two cores: the sandbox servers of parallel workers compete with jest itself.
 	maxWorkers: 2,
+	projects: [
+		{
+			...shared,
+			displayName: 'n8n 2.x',
+			roots: ['<rootDir>/test'],
+			testMatch: ['**/*.test.ts'],
+			setupFiles: ['<rootDir>/test/support/env.ts'],
+		},
+		{
+			...shared,
+			displayName: 'n8n 1.x',
+			roots: ['<rootDir>/test/e2e'],
+			// The examples' suite; the fault matrix and the AI Agent tests use 2.x-only nodes and
+			// commands (AI Agent v3, execute-batch) and run on 2.x.
+			testMatch: ['**/n8n.test.ts'],
+			setupFiles: ['<rootDir>/test/support/env.ts', '<rootDir>/test/support/n8n-1x.ts'],
+		},
+	],
 };

@@ -21,7 +21,7 @@ import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { INodeParameters } from 'n8n-workflow';
 import { configuredOutputs } from '../nodes/DecisionService/outputs';
-import { ensureN8n } from './n8n-install';
+import { ensureN8n, n8nNodeBinary, n8nVersion } from './n8n-install';
 
 export const projectRoot = resolve(__dirname, '..');
 export const PACKAGE_NAME = 'n8n-nodes-decision-service';
@@ -167,6 +167,12 @@ export interface N8nInstance {
 	url: string;
 	port: number;
 	userFolder: string;
+	/** The n8n version this instance runs (see harness/n8n-install.ts). */
+	version: string;
+	/** Its `bin/n8n`. */
+	bin: string;
+	/** The Node.js that runs it (harness/n8n-install.ts: n8n before 1.100 refuses Node 24). */
+	node: string;
 	env: NodeJS.ProcessEnv;
 	process?: ChildProcess;
 	/** Runs an n8n CLI command against this user folder (n8n itself need not be running). */
@@ -214,15 +220,21 @@ export function prepareN8n(options: {
 	apiKey: string;
 	workflowsDir?: string;
 	port: number;
+	/** Default: `N8N_TEST_VERSION`, else the newest 2.x (harness/n8n-install.ts). */
+	version?: string;
+	/** Added to n8n's environment (e.g. the database and queue settings of queue mode). */
+	env?: NodeJS.ProcessEnv;
 }): N8nInstance {
-	const n8n = ensureN8n();
+	const version = options.version ?? n8nVersion();
+	const n8n = ensureN8n(version);
 	mkdirSync(options.userFolder, { recursive: true });
 	installTarball(options.userFolder, options.tarball);
-	const env = n8nEnvironment(options.userFolder, options.port);
-	const cli = (args: string[]) => run(process.execPath, [n8n, ...args], { env });
+	const env = { ...n8nEnvironment(options.userFolder, options.port), ...options.env };
+	const node = n8nNodeBinary(version);
+	const cli = (args: string[]) => run(node, [n8n, ...args], { env });
 	const cliAsync = async (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => {
 		try {
-			const { stdout } = await promisify(execFile)(process.execPath, [n8n, ...args], {
+			const { stdout } = await promisify(execFile)(node, [n8n, ...args], {
 				env: { ...env, ...extraEnv },
 				maxBuffer: 256 * 1024 * 1024,
 			});
@@ -257,6 +269,9 @@ export function prepareN8n(options: {
 		url: `http://127.0.0.1:${options.port}`,
 		port: options.port,
 		userFolder: options.userFolder,
+		version,
+		bin: n8n,
+		node,
 		env,
 		cli,
 		cliAsync,
@@ -264,7 +279,7 @@ export function prepareN8n(options: {
 	};
 }
 
-async function waitFor(url: string, timeoutMs: number, child?: ChildProcess): Promise<void> {
+export async function waitFor(url: string, timeoutMs: number, child?: ChildProcess): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
 	while (Date.now() < deadline) {
 		if (child && child.exitCode !== null)
@@ -285,14 +300,28 @@ export async function startN8n(
 	instance: N8nInstance,
 	options: { log?: (chunk: string) => void; nodeArgs?: string[] } = {},
 ): Promise<N8nInstance> {
-	const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ensureN8n(), 'start'], {
+	const child = spawn(instance.node, [...(options.nodeArgs ?? []), instance.bin, 'start'], {
 		env: instance.env,
 		stdio: ['ignore', 'pipe', 'pipe'],
 	});
 	const log = options.log ?? (() => {});
-	child.stdout?.on('data', (chunk: Buffer) => log(chunk.toString()));
+	// n8n answers /healthz/readiness before it has activated the published workflows (their
+	// webhooks answer 404 until then); it prints this line once they are.
+	let printed = '';
+	let activated = false;
+	child.stdout?.on('data', (chunk: Buffer) => {
+		log(chunk.toString());
+		if (!activated) {
+			printed = (printed + chunk.toString()).slice(-4096);
+			activated = printed.includes('Editor is now accessible via');
+		}
+	});
 	child.stderr?.on('data', (chunk: Buffer) => log(chunk.toString()));
 	await waitFor(`${instance.url}/healthz/readiness`, 120_000, child);
+	const deadline = Date.now() + 120_000;
+	while (!activated && Date.now() < deadline && child.exitCode === null)
+		await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+	if (!activated) throw new Error('n8n did not finish starting (no "Editor is now accessible")');
 	await setupOwner(instance.url);
 	return {
 		...instance,

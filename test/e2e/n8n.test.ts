@@ -23,6 +23,7 @@ import {
 	type N8nInstance,
 	type WorkflowRun,
 } from '../../harness/n8n-env';
+import { n8nVersion } from '../../harness/n8n-install';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
 
 jest.setTimeout(180_000);
@@ -70,7 +71,12 @@ afterAll(async () => {
 	if (work) rmSync(work, { recursive: true, force: true });
 });
 
-describe('installed from the packed tarball only', () => {
+describe(`installed from the packed tarball only, in n8n ${n8nVersion()}`, () => {
+	it('runs the n8n version this jest project asks for', () => {
+		expect(n8n.version).toBe(n8nVersion());
+		expect(n8n.cli(['--version']).trim().split('\n').pop()).toBe(n8nVersion());
+	});
+
 	it('has nothing but the package beside n8n, with no runtime dependencies', () => {
 		const installed = readdirSync(join(n8n.userFolder, '.n8n', 'nodes', 'node_modules')).filter(
 			(name) => !name.startsWith('.'),
