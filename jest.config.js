@@ -9,10 +9,11 @@ const shared = {
 	transform: {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: { isolatedModules: true } }],
 	},
-	testTimeout: 60_000,
 };
 
 module.exports = {
+	// A global option: jest ignores it inside a project.
+	testTimeout: 60_000,
 	// Two cores: the sandbox servers of parallel workers compete with jest itself.
 	maxWorkers: 2,
 	projects: [
