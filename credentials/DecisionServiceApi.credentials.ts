@@ -6,6 +6,8 @@ import type {
 	INodeProperties,
 	Icon,
 } from 'n8n-workflow';
+import { ApplicationError } from 'n8n-workflow';
+import { checkBaseUrl } from '../src/client/base-url';
 
 export class DecisionServiceApi implements ICredentialType {
 	name = 'decisionServiceApi';
@@ -36,28 +38,31 @@ export class DecisionServiceApi implements ICredentialType {
 			required: true,
 			default: '',
 			placeholder: 'https://api.example.com/v1',
-			hint: 'Must end with the API version, /v1. The local sandbox of this package is http://127.0.0.1:8787/v1.',
+			hint: 'Must end with the API version, /v1, and use https:// (plain http only for localhost or 127.0.0.1). The local sandbox of this package is http://127.0.0.1:8787/v1.',
 		},
 	];
 
 	// A function rather than n8n's declarative form: n8n would evaluate the `=Bearer {{…}}`
 	// expression again for every request, which is most of the per-item cost of a large run.
+	// The base URL is checked here too, so the credential's Test says what is wrong with it.
 	async authenticate(
 		credentials: ICredentialDataDecryptedObject,
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
+		const checked = checkBaseUrl(credentials.baseUrl);
+		if (!checked.ok) throw new ApplicationError(checked.problem);
 		return {
 			...requestOptions,
 			headers: {
 				...(requestOptions.headers ?? {}),
-				Authorization: `Bearer ${String(credentials.apiKey ?? '')}`,
+				Authorization: `Bearer ${String(credentials.apiKey ?? '').trim()}`,
 			},
 		};
 	}
 
 	test: ICredentialTestRequest = {
 		request: {
-			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
+			baseURL: '={{$credentials.baseUrl.trim().replace(/\\/+$/, "")}}',
 			url: '/decisions',
 			method: 'GET',
 		},

@@ -127,6 +127,10 @@ export interface RunNodeOptions {
 	nodeType?: INodeType;
 	/** Cancels the execution this long after it starts, as the editor's Stop button does. */
 	cancelAfterMs?: number;
+	/** n8n's Retry On Fail setting of the node: the engine re-runs the whole node on a failure. */
+	retryOnFail?: { maxTries: number; waitBetweenTries: number };
+	/** The execution's ID; each run gets its own unless a test reuses one on purpose. */
+	executionId?: string;
 }
 
 export interface NodeRunResult {
@@ -139,7 +143,11 @@ export interface NodeRunResult {
 	serialised: string;
 }
 
-function buildWorkflow(options: Pick<RunNodeOptions, 'parameters' | 'onError' | 'nodeType'>) {
+let executions = 0;
+
+function buildWorkflow(
+	options: Pick<RunNodeOptions, 'parameters' | 'onError' | 'nodeType' | 'retryOnFail'>,
+) {
 	const nodeType = options.nodeType ?? new DecisionService();
 	const node: INode = {
 		id: 'decision-node',
@@ -150,6 +158,7 @@ function buildWorkflow(options: Pick<RunNodeOptions, 'parameters' | 'onError' | 
 		parameters: options.parameters,
 		credentials: { decisionServiceApi: { id: 'cred-1', name: 'Sandbox' } },
 		...(options.onError ? { onError: options.onError } : {}),
+		...(options.retryOnFail ? { retryOnFail: true, ...options.retryOnFail } : {}),
 	};
 	const workflow = new Workflow({
 		id: 'engine-test',
@@ -162,14 +171,15 @@ function buildWorkflow(options: Pick<RunNodeOptions, 'parameters' | 'onError' | 
 	return { workflow, node: workflow.getNode(NODE_NAME)! };
 }
 
-function additionalDataFor(
+export function additionalDataFor(
 	credentials: EngineCredentials,
 	hooks: ExecutionLifecycleHooks,
+	executionId = `engine-test-${++executions}`,
 ): IWorkflowExecuteAdditionalData {
 	const credentialsHelper = new TestCredentialsHelper(new DecisionServiceApi(), { ...credentials });
 	// The engine reads only some of these fields; the rest of the interface serves n8n's server.
 	return {
-		executionId: 'engine-test-run',
+		executionId,
 		hooks,
 		credentialsHelper,
 		restApiUrl: 'http://127.0.0.1/rest',
@@ -191,16 +201,23 @@ function additionalDataFor(
 	} as unknown as IWorkflowExecuteAdditionalData;
 }
 
-/** Runs the node once on `items`, as the first node of a workflow, and returns what the engine recorded. */
-export async function runNode(options: RunNodeOptions): Promise<NodeRunResult> {
-	const { workflow, node } = buildWorkflow(options);
-	const hooks = new ExecutionLifecycleHooks('manual', 'engine-test-run', {
+/** Runs `workflow` from `start` on `items` in n8n-core's WorkflowExecute and returns the finished run. */
+export async function runInEngine(
+	workflow: Workflow,
+	start: INode,
+	items: IDataObject[],
+	credentials: EngineCredentials,
+	cancelAfterMs?: number,
+	/** Each run gets its own execution unless a test reuses one on purpose. */
+	executionId = `engine-test-${++executions}`,
+): Promise<IRun> {
+	const hooks = new ExecutionLifecycleHooks('manual', executionId, {
 		id: 'engine-test',
 		name: 'engine test',
 		active: false,
 		isArchived: false,
-		nodes: [node],
-		connections: {},
+		nodes: Object.values(workflow.nodes),
+		connections: workflow.connectionsBySourceNode,
 		createdAt: new Date(),
 		updatedAt: new Date(),
 	} as never);
@@ -211,22 +228,33 @@ export async function runNode(options: RunNodeOptions): Promise<NodeRunResult> {
 	const runExecutionData = createRunExecutionData({
 		executionData: {
 			nodeExecutionStack: [
-				{ node, data: { main: [options.items.map((json) => ({ json }))] }, source: null },
+				{ node: start, data: { main: [items.map((json) => ({ json }))] }, source: null },
 			],
 		},
 	});
 	const execute = new WorkflowExecute(
-		additionalDataFor(options.credentials, hooks),
+		additionalDataFor(credentials, hooks, executionId),
 		'manual',
 		runExecutionData,
 	);
 	const execution = execute.processRunExecutionData(workflow);
 	const canceller =
-		options.cancelAfterMs === undefined
-			? undefined
-			: setTimeout(() => execution.cancel(), options.cancelAfterMs);
+		cancelAfterMs === undefined ? undefined : setTimeout(() => execution.cancel(), cancelAfterMs);
 	const returned = await execution.finally(() => clearTimeout(canceller));
-	const run = finished ?? returned;
+	return finished ?? returned;
+}
+
+/** Runs the node once on `items`, as the first node of a workflow, and returns what the engine recorded. */
+export async function runNode(options: RunNodeOptions): Promise<NodeRunResult> {
+	const { workflow, node } = buildWorkflow(options);
+	const run = await runInEngine(
+		workflow,
+		node,
+		options.items,
+		options.credentials,
+		options.cancelAfterMs,
+		options.executionId,
+	);
 	const task = run.data.resultData.runData[NODE_NAME]?.[0];
 	const error = task?.error ?? run.data.resultData.error;
 	return {
@@ -257,6 +285,19 @@ export function outputNames(parameters: INodeParameters, nodeType?: INodeType): 
 	).map((output) => output.displayName ?? 'main');
 }
 
+/**
+ * An expression of the node's description (its subtitle, say) evaluated by n8n-workflow's
+ * expression engine on a node with these parameters (defaults filled in), as the editor does.
+ */
+export function evaluateOnNode(
+	parameters: INodeParameters,
+	expression: string,
+	nodeType?: INodeType,
+): unknown {
+	const { workflow, node } = buildWorkflow({ parameters, nodeType });
+	return workflow.expression.getSimpleParameterValue(node, expression, 'internal', {});
+}
+
 /** A load-options context of n8n-core for the node with these parameters, for listSearch, loadOptions and resourceMapping. */
 export function loadOptionsContext(
 	parameters: INodeParameters,
@@ -264,7 +305,11 @@ export function loadOptionsContext(
 ): ILoadOptionsFunctions {
 	const { workflow, node } = buildWorkflow({ parameters });
 	const hooks = new ExecutionLifecycleHooks('manual', 'engine-test-run', {} as never);
-	const additionalData = additionalDataFor(credentials, hooks);
+	const additionalData = additionalDataFor(
+		credentials,
+		hooks,
+		`engine-load-options-${++executions}`,
+	);
 	additionalData.currentNodeParameters = parameters;
 	return new LoadOptionsContext(workflow, node, additionalData, 'parameters');
 }

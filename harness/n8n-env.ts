@@ -61,15 +61,29 @@ function run(
 	return result.stdout;
 }
 
-export async function freePort(): Promise<number> {
-	return new Promise((resolvePort, reject) => {
+/** Binds `port` (0: any) on loopback and releases it; resolves the port, or undefined when taken. */
+function probePort(port: number): Promise<number | undefined> {
+	return new Promise((resolvePort) => {
 		const probe = createServer();
-		probe.once('error', reject);
-		probe.listen(0, '127.0.0.1', () => {
-			const { port } = probe.address() as { port: number };
-			probe.close(() => resolvePort(port));
+		probe.once('error', () => resolvePort(undefined));
+		probe.listen(port, '127.0.0.1', () => {
+			const { port: bound } = probe.address() as { port: number };
+			probe.close(() => resolvePort(bound));
 		});
 	});
+}
+
+/**
+ * A free loopback port whose next port is free too: n8n takes `port + 1` for its task-runner
+ * broker (n8nEnvironment), and parallel test files start several n8n processes at once.
+ */
+export async function freePort(): Promise<number> {
+	for (let attempt = 0; attempt < 50; attempt++) {
+		const port = await probePort(0);
+		if (port !== undefined && port < 65535 && (await probePort(port + 1)) !== undefined)
+			return port;
+	}
+	throw new Error('no free pair of loopback ports after 50 attempts');
 }
 
 /**
@@ -177,8 +191,11 @@ export interface N8nInstance {
 	process?: ChildProcess;
 	/** Runs an n8n CLI command against this user folder (n8n itself need not be running). */
 	cli(args: string[]): string;
-	/** The same without blocking this process (which may be serving the sandbox n8n talks to). */
-	cliAsync(args: string[]): Promise<string>;
+	/**
+	 * The same without blocking this process (which may be serving the sandbox n8n talks to);
+	 * `extraEnv` for a command run beside a started n8n (its own task-runner port, say).
+	 */
+	cliAsync(args: string[], extraEnv?: NodeJS.ProcessEnv): Promise<string>;
 	stop(): Promise<void>;
 }
 
@@ -229,10 +246,10 @@ export function prepareN8n(options: {
 	const env = { ...n8nEnvironment(options.userFolder, options.port), ...options.env };
 	const node = n8nNodeBinary(version);
 	const cli = (args: string[]) => run(node, [n8n, ...args], { env });
-	const cliAsync = async (args: string[]) => {
+	const cliAsync = async (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => {
 		try {
 			const { stdout } = await promisify(execFile)(node, [n8n, ...args], {
-				env,
+				env: { ...env, ...extraEnv },
 				maxBuffer: 256 * 1024 * 1024,
 			});
 			return stdout;
@@ -276,11 +293,19 @@ export function prepareN8n(options: {
 	};
 }
 
-export async function waitFor(url: string, timeoutMs: number, child?: ChildProcess): Promise<void> {
+export async function waitFor(
+	url: string,
+	timeoutMs: number,
+	child?: ChildProcess,
+	lastOutput: () => string = () => '',
+): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
 	while (Date.now() < deadline) {
-		if (child && child.exitCode !== null)
-			throw new Error(`n8n exited with code ${child.exitCode} before it was ready`);
+		if (child && child.exitCode !== null) {
+			throw new Error(
+				`n8n exited with code ${child.exitCode} before it was ready; its last output:\n${lastOutput()}`,
+			);
+		}
 		try {
 			const response = await fetch(url);
 			if (response.ok) return;
@@ -313,8 +338,17 @@ export async function startN8n(
 			activated = printed.includes('Editor is now accessible via');
 		}
 	});
-	child.stderr?.on('data', (chunk: Buffer) => log(chunk.toString()));
-	await waitFor(`${instance.url}/healthz/readiness`, 120_000, child);
+	// What n8n said last, for the error when it stops before it is ready.
+	let tail = '';
+	const keep = (chunk: Buffer) => {
+		tail = (tail + chunk.toString()).slice(-2000);
+	};
+	child.stdout?.on('data', keep);
+	child.stderr?.on('data', (chunk: Buffer) => {
+		keep(chunk);
+		log(chunk.toString());
+	});
+	await waitFor(`${instance.url}/healthz/readiness`, 120_000, child, () => tail);
 	const deadline = Date.now() + 120_000;
 	while (!activated && Date.now() < deadline && child.exitCode === null)
 		await new Promise((resolveWait) => setTimeout(resolveWait, 100));
@@ -378,8 +412,12 @@ export interface WorkflowRun {
 export async function executeWorkflow(
 	instance: N8nInstance,
 	workflowId: string,
+	extraEnv?: NodeJS.ProcessEnv,
 ): Promise<WorkflowRun> {
-	const stdout = await instance.cliAsync(['execute', `--id=${workflowId}`, '--rawOutput']);
+	const stdout = await instance.cliAsync(
+		['execute', `--id=${workflowId}`, '--rawOutput'],
+		extraEnv,
+	);
 	// The run is printed pretty (its braces at column 0) between n8n's log lines.
 	const start = stdout.startsWith('{') ? 0 : stdout.indexOf('\n{');
 	const end = stdout.lastIndexOf('\n}');

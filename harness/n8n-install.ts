@@ -1,7 +1,8 @@
 /**
  * Real n8n, pinned, installed once per version into a cache folder outside the project's
- * node_modules and reused after (about 4 minutes and 2.8 GB a version the first time). See
- * ../shared/TOOLCHAIN.md for why the overrides and the sqlite3 rebuild are needed on these machines.
+ * node_modules and reused after (about 4 minutes and 2.8 GB a version the first time). n8n's own
+ * install scripts are skipped (--ignore-scripts), so its one native module, sqlite3, is rebuilt
+ * for the Node that runs it (Node 24 for 2.x; the README's Compatibility section says which for older versions).
  *
  * The version is a parameter: `N8N_TEST_VERSION=1.123.81 npm start` (or jest, or the demo) runs
  * on that version; without it, the newest installable 2.x. `npm run n8n:install` installs every

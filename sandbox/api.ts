@@ -1,15 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { z } from 'zod/v4';
 import {
 	decideRequestSchema,
 	feedbackRequestSchema,
-	issuesToDetails,
-	normalizeKey,
+	localeSchema,
 	slugSchema,
-	templatesQuerySchema,
 	UNCERTAIN_CHOICE,
-	validateCreateDecisionRequest,
-	validateDecideInput,
 	type CreateDecisionResponse,
 	type Decision,
 	type DecisionList,
@@ -18,8 +15,14 @@ import {
 	type Run,
 	type Template,
 	type TemplateList,
-	type ValidatedCreateRequest,
 } from '../src/contract';
+import {
+	issuesToDetails,
+	normalizeKey,
+	validateCreateDecisionRequest,
+	validateDecideInput,
+	type ValidatedCreateRequest,
+} from '../src/contract/validation';
 import { sleep } from './clock';
 import {
 	createResponse,
@@ -232,6 +235,8 @@ export function templateView(template: TemplateDefinition, locale: Locale): Temp
 		[field]: text.items.map((item) => item.key),
 	};
 }
+
+const templatesQuerySchema = z.object({ locale: z.optional(localeSchema) });
 
 export function templates(query: unknown): Result {
 	const parsed = templatesQuerySchema.safeParse(query ?? {});

@@ -2,19 +2,23 @@ import { z } from 'zod/v4';
 import {
 	contextInputSchema,
 	ITEMS_FIELD,
-	issuesToDetails,
 	labelsInputSchema,
 	levelsInputSchema,
 	optionsInputSchema,
-	splitItemList,
 	UNCERTAINTY_POLICIES,
+} from '../src/contract';
+import {
+	issuesToDetails,
+	splitItemList,
 	validateCreateDecisionRequest,
 	type DefinitionItem,
-} from '../src/contract';
+} from '../src/contract/validation';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Runtime } from './api';
 import { decisionView, normaliseFields, shownVersion, type StoredVersion } from './decisions';
 import { ApiError, invalidRequest, type Result } from './errors';
 import { faultsRequestSchema, type FaultInjector } from './faults';
+import { DAY_MS } from './plans';
 import type { Account } from './store';
 
 /**
@@ -23,6 +27,7 @@ import type { Account } from './store';
  *
  *   POST /_control/reset                        back to the seed state
  *   GET|POST /_control/clock                    { advance_ms?, set?, rate_window_ms? } → { now, rate_window_ms }
+ *                                                 (bounded: see clockSchema)
  *   GET /_control/usage?key=…                   { plan, used, quota, period, rate: { limit, remaining, reset_ms } }
  *   POST /_control/usage                        { key, used } sets this month's usage
  *   POST /_control/decisions/:slug/versions     { key, options|levels|labels?, instructions?, context?,
@@ -33,6 +38,9 @@ import type { Account } from './store';
  *   GET /_control/runs/:run_id?key=…            the stored run (pseudonymised input, feedback)
  *   GET|POST|DELETE /_control/faults            fault rules (see faults.ts)
  *   GET|POST /_control/config                   { drafter?, primary_timeout_ms? }
+ *
+ * Every control request must be addressed to a loopback name and, when it has a body, carry
+ * `application/json` (see controlGuard).
  */
 
 export interface ControlRoute {
@@ -52,26 +60,85 @@ export interface ControlDefaults {
 
 const keySchema = z.object({ key: z.string().min(1) });
 
+/** One `advance_ms` moves the virtual clock by at most this much. */
+export const MAX_CLOCK_STEP_MS = 400 * DAY_MS;
+/** The virtual clock never runs further ahead of real time than this (about ten years). */
+export const MAX_CLOCK_OFFSET_MS = 3653 * DAY_MS;
+/** A rate window lasts at most an hour (the API's is a minute; tests shrink it). */
+export const MAX_RATE_WINDOW_MS = 3_600_000;
+
+/**
+ * Clock moves are bounded so that a typo or a hostile value cannot push the sandbox into a state
+ * no test can read (dates past year 9999, a clock behind its own runs): `advance_ms` is 0..400
+ * days, never negative (POST /_control/reset goes back to real time); `set` is an instant between
+ * real time and ten years ahead; the sum of moves stays within ten years of real time.
+ */
 const clockSchema = z.object({
-	advance_ms: z.number().finite().optional(),
+	advance_ms: z
+		.number()
+		.finite()
+		.min(0, {
+			message:
+				'must not be negative: the virtual clock only moves forward (POST /_control/reset goes back to real time)',
+		})
+		.max(MAX_CLOCK_STEP_MS, {
+			message: `must be at most ${MAX_CLOCK_STEP_MS} ms (400 days) per move`,
+		})
+		.optional(),
 	set: z
 		.string()
 		.refine((value) => !Number.isNaN(Date.parse(value)), {
 			message: 'must be an ISO 8601 date-time',
 		})
 		.optional(),
-	rate_window_ms: z.number().int().min(1).optional(),
+	rate_window_ms: z
+		.number()
+		.int()
+		.min(1)
+		.max(MAX_RATE_WINDOW_MS, { message: `must be at most ${MAX_RATE_WINDOW_MS} ms (one hour)` })
+		.optional(),
 });
+
+/** Refuses a `set` or an advance that would leave [real time, real time + MAX_CLOCK_OFFSET_MS]. */
+function checkClockMove(
+	request: z.output<typeof clockSchema>,
+	clock: { now(): number },
+	realNow: number,
+): void {
+	// One second of slack: a caller that reads "now" and sets it back is not moving the clock.
+	const slackMs = 1_000;
+	let target = clock.now();
+	if (request.set !== undefined) {
+		target = Date.parse(request.set);
+		if (target < realNow - slackMs)
+			throw invalidRequest([
+				{
+					field: 'set',
+					message:
+						'must not be in the past: the virtual clock never runs behind real time (POST /_control/reset goes back to it)',
+				},
+			]);
+	}
+	if (request.advance_ms !== undefined) target += request.advance_ms;
+	if (target - realNow > MAX_CLOCK_OFFSET_MS) {
+		throw invalidRequest([
+			{
+				field: request.advance_ms !== undefined ? 'advance_ms' : 'set',
+				message: `would move the virtual clock more than ${MAX_CLOCK_OFFSET_MS / DAY_MS} days (about ten years) ahead of real time`,
+			},
+		]);
+	}
+}
 
 /** `used` may be negative: the account then has that many decides more than its quota this month (tests lift a quota so). */
 const usageSchema = keySchema.extend({ used: z.number().int() });
 
 const versionSchema = keySchema.extend({
-	options: optionsInputSchema.optional(),
-	levels: levelsInputSchema.optional(),
-	labels: labelsInputSchema.optional(),
+	options: z.optional(optionsInputSchema),
+	levels: z.optional(levelsInputSchema),
+	labels: z.optional(labelsInputSchema),
 	instructions: z.string().min(1).optional(),
-	context: contextInputSchema.optional(),
+	context: z.optional(contextInputSchema),
 	confidence_threshold: z.number().min(0).max(1).optional(),
 	uncertainty_policy: z.enum(UNCERTAINTY_POLICIES).optional(),
 	publish: z.boolean().optional(),
@@ -183,6 +250,7 @@ export function controlRoutes(
 			url: '/clock',
 			handler: ({ body }) => {
 				const request = parse(clockSchema, body);
+				checkClockMove(request, store.clock, Date.now());
 				if (request.set !== undefined) store.clock.set(Date.parse(request.set));
 				if (request.advance_ms !== undefined) store.clock.advance(request.advance_ms);
 				if (request.rate_window_ms !== undefined) store.rateWindowMs = request.rate_window_ms;
@@ -323,4 +391,79 @@ export function controlRoutes(
 			},
 		},
 	];
+}
+
+/** The host names the control surface answers to (any port). */
+const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** The host name of a `Host` header (`name[:port]`, IPv6 in brackets), lower case; undefined when malformed. */
+export function hostNameOf(host: string): string | undefined {
+	const match = /^(\[[0-9a-f:.]+\]|[^[\]:/\s@]+)(?::(\d{1,5}))?$/i.exec(host.trim());
+	return match ? match[1].toLowerCase() : undefined;
+}
+
+function isLoopbackName(name: string | undefined): boolean {
+	return name !== undefined && LOOPBACK_NAMES.has(name);
+}
+
+function mediaTypeOf(contentType: string): string {
+	return contentType.split(';')[0].trim().toLowerCase();
+}
+
+/**
+ * Why a control request is refused, or undefined when it may go on. The control surface has no
+ * authentication and can wipe or rewrite the sandbox, so it only answers what a local test or
+ * script sends:
+ * - `Host` must name a loopback address (127.0.0.1, localhost or [::1], any port): a web page
+ *   that rebinds its own domain to 127.0.0.1 still sends its own name as Host.
+ * - `Origin`, when sent (browsers send it on cross-site requests), must be a loopback origin.
+ * - A body must be `application/json`: an HTML form or a `fetch` without preflight from a page
+ *   can only send text/plain, form or multipart bodies.
+ */
+export function controlGuard(headers: IncomingHttpHeaders): ApiError | undefined {
+	const host = headers.host;
+	if (!isLoopbackName(host === undefined ? undefined : hostNameOf(host))) {
+		return new ApiError(
+			'forbidden',
+			'The control surface only answers requests addressed to a loopback host (127.0.0.1, localhost or [::1]).',
+			undefined,
+			{},
+			403,
+		);
+	}
+	const origin = headers.origin;
+	if (origin !== undefined) {
+		let name: string | undefined;
+		try {
+			const url = new URL(origin);
+			if (url.protocol === 'http:' || url.protocol === 'https:') name = url.hostname;
+		} catch {
+			name = undefined;
+		}
+		if (!isLoopbackName(name?.toLowerCase())) {
+			return new ApiError(
+				'forbidden',
+				'The control surface refuses requests from a page that is not served from a loopback origin.',
+				undefined,
+				{},
+				403,
+			);
+		}
+	}
+	const contentType = headers['content-type'];
+	const length = Number(headers['content-length'] ?? 0);
+	const hasBody = headers['transfer-encoding'] !== undefined || length > 0;
+	if (
+		(contentType !== undefined && mediaTypeOf(contentType) !== 'application/json') ||
+		(contentType === undefined && hasBody)
+	) {
+		return new ApiError(
+			'unsupported_media_type',
+			'The control surface only accepts JSON bodies: send "Content-Type: application/json".',
+			undefined,
+			{},
+			415,
+		);
+	}
+	return undefined;
 }

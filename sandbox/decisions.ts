@@ -7,10 +7,9 @@ import {
 	type DecisionContext,
 	type DecisionSummary,
 	type DecisionType,
-	type DefinitionItem,
 	type UncertaintyPolicy,
-	type ValidatedCreateRequest,
 } from '../src/contract';
+import type { DefinitionItem, ValidatedCreateRequest } from '../src/contract/validation';
 
 /** Confidence threshold of a decision created without one (our choice; the API is silent). */
 export const DEFAULT_CONFIDENCE_THRESHOLD = 0.6;

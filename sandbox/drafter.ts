@@ -10,7 +10,7 @@ import {
  * The local drafter: a deterministic stand-in for the LLM that drafts a definition from a
  * one-sentence description (POST /decisions with `describe`). It is off unless the sandbox is
  * started with `drafter: true` (`--drafter`) or switched on by the control surface; otherwise
- * the service answers 503 `generation_unavailable`, as the API describes.
+ * the service answers 503 `generation_unavailable`, as docs/api.md describes.
  *
  * - Language: French when the description has more French than English function words.
  * - Type: the request's `type` if given, else words: score/rate/rating/scale/level/noter/évaluer/

@@ -1,4 +1,5 @@
-import type { DecisionType, DefinitionItem, EngineName } from '../src/contract';
+import type { DecisionType, EngineName } from '../src/contract';
+import type { DefinitionItem } from '../src/contract/validation';
 
 /**
  * The two engines of the sandbox. Both are deterministic and explainable: the same input always

@@ -1,5 +1,5 @@
 import { z } from 'zod/v4';
-import { ERROR_STATUS, type ErrorCode } from '../src/contract';
+import { ERROR_STATUS, type ErrorCode } from './errors';
 
 /**
  * Fault injection (control surface `POST /_control/faults`): what a flaky network or gateway in

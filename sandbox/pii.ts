@@ -1,8 +1,9 @@
-import { normalizeKey, type ContextField } from '../src/contract';
+import type { ContextField } from '../src/contract';
+import { normalizeKey } from '../src/contract/validation';
 import type { PiiMode } from './plans';
 
 /**
- * Pseudonymisation done before the engine sees an input (API "What the service does", 5).
+ * Pseudonymisation done before the engine sees an input (docs/api.md, "What the service does", 5).
  *
  * - Declared `pii: true` fields are replaced whole by a token named after the field
  *   (`customer_email` → `<CUSTOMER_EMAIL_1>`), whatever their JSON type.
@@ -10,6 +11,10 @@ import type { PiiMode } from './plans';
  *   URLs, e-mails, IBANs (mod-97 checksum: a candidate that fails it is left alone and not
  *   counted), dates, phones. Strict mode (Pro and above, when on) adds card numbers (Luhn)
  *   and IPv4 addresses.
+ * - Object keys are scanned like string values (an input keyed by e-mail or phone number must
+ *   not keep them in the stored run), at every depth; only the top-level names of declared
+ *   context fields are kept as they are. Two keys that end up the same get `~2`, `~3`… so no
+ *   entry is lost.
  * - Tokens are `<KIND_n>`; the same value gets the same token within one input, but every
  *   substitution counts in `pii_redacted`.
  */
@@ -169,17 +174,31 @@ export class Pseudonymiser {
 		});
 	}
 
-	/** Walks any JSON value, scanning every string (object keys are left alone). */
+	/** Walks any JSON value, scanning every string: values and object keys. */
 	value(input: unknown): unknown {
 		if (typeof input === 'string') return this.text(input);
 		if (Array.isArray(input)) return input.map((entry) => this.value(entry));
 		if (input !== null && typeof input === 'object') {
 			const out: Record<string, unknown> = {};
-			for (const [key, entry] of Object.entries(input)) out[key] = this.value(entry);
+			for (const [key, entry] of Object.entries(input))
+				put(out, uniqueKey(out, this.text(key)), this.value(entry));
 			return out;
 		}
 		return input;
 	}
+}
+
+/** Sets an own property, even `__proto__` (which plain assignment would turn into a prototype). */
+function put(out: Record<string, unknown>, key: string, value: unknown): void {
+	Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** `key`, or `key~2`, `key~3`… when `out` already has it (two keys pseudonymised alike). */
+function uniqueKey(out: Record<string, unknown>, key: string): string {
+	if (!Object.hasOwn(out, key)) return key;
+	let n = 2;
+	while (Object.hasOwn(out, `${key}~${n}`)) n += 1;
+	return `${key}~${n}`;
 }
 
 /** The token kind of a declared personal-data field: its name, upper-case (`customer_email` → `CUSTOMER_EMAIL`). */
@@ -202,12 +221,15 @@ export function pseudonymise<T extends string | Record<string, unknown>>(
 		value = pseudonymiser.text(input);
 	} else {
 		const declared = new Set(fields.filter((field) => field.pii).map((field) => field.name));
+		const names = new Set(fields.map((field) => field.name));
 		const out: Record<string, unknown> = {};
 		for (const [key, entry] of Object.entries(input)) {
+			// A declared context field's name is the decision's schema, not data: kept as is.
+			const name = names.has(key) ? key : uniqueKey(out, pseudonymiser.text(key));
 			if (declared.has(key) && entry !== undefined && entry !== null && entry !== '') {
-				out[key] = pseudonymiser.token(fieldKind(key), JSON.stringify(entry));
+				put(out, name, pseudonymiser.token(fieldKind(key), JSON.stringify(entry)));
 			} else {
-				out[key] = pseudonymiser.value(entry);
+				put(out, name, pseudonymiser.value(entry));
 			}
 		}
 		value = out;

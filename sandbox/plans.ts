@@ -1,5 +1,5 @@
 /**
- * Plans of the API's "Limits" table, plus the sandbox-only `unlimited` plan for benchmarks
+ * Plans of the "Limits" table of docs/api.md, plus the sandbox-only `unlimited` plan for benchmarks
  * (no rate limit, no quota; its responses carry no X-RateLimit-* headers).
  */
 export const PLAN_NAMES = ['free', 'starter', 'pro', 'scale', 'unlimited'] as const;

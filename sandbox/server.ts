@@ -1,10 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { BOUNDS, RATE_LIMIT_HEADERS } from '../src/contract';
+import { RATE_LIMIT_HEADERS } from '../src/contract';
 import * as api from './api';
 import { sleep } from './clock';
-import { controlRoutes } from './control';
+import { controlGuard, controlRoutes } from './control';
 import { ApiError, type Result } from './errors';
 import { FaultInjector, type FiredFault } from './faults';
 import type { Plan } from './plans';
@@ -62,6 +62,8 @@ export interface RunningSandbox {
 
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_PRIMARY_TIMEOUT_MS = 250;
+/** Bodies over this size get 413 `payload_too_large` (our choice; docs/api.md is silent). */
+const BODY_MAX_BYTES = 1024 * 1024;
 
 export function isLoopback(host: string): boolean {
 	const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
@@ -117,7 +119,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 
 	const app: FastifyInstance = Fastify({
 		logger: false,
-		bodyLimit: BOUNDS.bodyMaxBytes,
+		bodyLimit: BODY_MAX_BYTES,
 		forceCloseConnections: true,
 		routerOptions: { maxParamLength: 2048 },
 	});
@@ -208,7 +210,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 				reply,
 				new ApiError(
 					'payload_too_large',
-					`The body is larger than ${BOUNDS.bodyMaxBytes} bytes.`,
+					`The body is larger than ${BODY_MAX_BYTES} bytes.`,
 				).toResult(),
 			);
 		}
@@ -252,10 +254,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 	app.addHook('onRequest', async (request, reply) => {
 		const state: RequestState = { started: performance.now(), finished: false };
 		states.set(request, state);
+		const path = pathOf(request.url);
+		const isControl = path === '/_control' || path.startsWith('/_control/');
+		// Checked before the content type is rewritten below: the control surface refuses non-JSON bodies.
+		if (isControl && controlOn) {
+			const refused = controlGuard(request.headers);
+			if (refused) return finish(request, reply, refused.toResult());
+		}
 		if (request.raw.headers['content-type'] !== undefined)
 			request.raw.headers['content-type'] = 'application/json';
-		const path = pathOf(request.url);
-		if (path === '/_control' || path.startsWith('/_control/')) return;
+		if (isControl) return;
 		const fault = faults.next(request.method, path);
 		if (!fault) return;
 		state.fault = fault;

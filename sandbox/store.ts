@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
-import { validateCreateDecisionRequest, type Run } from '../src/contract';
+import type { Run } from '../src/contract';
+import { validateCreateDecisionRequest } from '../src/contract/validation';
 import { nextPeriodStart, periodOf, VirtualClock } from './clock';
 import { versionFromDefinition, type StoredDecision, type StoredVersion } from './decisions';
 import { DAY_MS, PLANS, type PiiMode, type Plan, type PlanName } from './plans';

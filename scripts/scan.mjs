@@ -1,5 +1,6 @@
 // npm run scan: n8n's community-package scanner (@n8n/scan-community-package, the analyser n8n
-// runs before listing a package) on both legs, as TOOLCHAIN.md describes:
+// runs before listing a package) on both legs it checks; its analyzePackage(dir, patterns) is
+// exported, so both run here on our own `npm pack` output:
 //   1. the packed tarball (what npm would publish), every .js/.ts/.json file;
 //   2. the source: package.json and nodes/, credentials/ (.js/.ts/.json).
 // Exits non-zero and prints the violations when either leg fails.

@@ -21,7 +21,10 @@ export class DecisionService implements INodeType {
 		icon: { light: 'file:decisionService.svg', dark: 'file:decisionService.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		// "Decide: ticket-routing": the operation, and the decision for Decide and Get (a string,
+		// as n8n's lint asks; test/unit/expressions.test.ts evaluates it in n8n's expression engine).
+		subtitle:
+			'={{ (function (p) { var op = p.operation || "decide"; var name = { decide: "Decide", create: "Create", get: "Get", getAll: "Get Many", sendFeedback: "Send Feedback" }[op] || op; var rl = p.decision; var slug = rl && typeof rl === "object" ? rl.value : rl; if ((p.resource || "decision") === "decision" && (op === "decide" || op === "get")) { return typeof slug === "string" && slug.trim() !== "" ? name + ": " + slug.trim() : name; } var what = { decision: op === "getAll" ? "decisions" : "decision", template: "templates", run: "run" }[p.resource || "decision"]; return name + ": " + what; })($parameter) }}',
 		description: 'Route, score and classify items with the Decision Service, one output per answer',
 		defaults: { name: 'Decision Service' },
 		usableAsTool: true,

@@ -2,12 +2,45 @@ import type { INodeOutputConfiguration, INodeParameters } from 'n8n-workflow';
 
 /** The routes mapper field that stands for "no label retained" on classify decisions. */
 export const NO_LABEL_KEY = '__no_label__';
+
+/**
+ * Ids of the Outputs list's entries that are not keys of the decision. Keys are slugs (lower-case
+ * letters, digits, hyphens), so an id with underscores can never collide with one.
+ */
+export const SLOT = {
+	uncertain: '__out_uncertain__',
+	pending: '__out_pending__',
+	other: '__out_other__',
+	/** `__out_error_<n>__`: where n8n's error output was before a refresh added outputs. */
+	errorKeeperPrefix: '__out_error_',
+} as const;
+
+/** Hidden entries (display: false) that only carry the decision's identity for the tool description and the refresh. */
+export const META = {
+	decision: '__meta_decision__',
+	question: '__meta_question__',
+	type: '__meta_type__',
+} as const;
+
+export const FIXED_OUTPUT_NAMES = {
+	[SLOT.uncertain]: 'Uncertain',
+	[SLOT.pending]: 'Pending Review',
+	[SLOT.other]: 'Other',
+} as const;
+
+export const ERROR_KEEPER_NAME = 'Error (kept in place)';
+
 /**
  * The node's outputs, from its saved parameters alone. n8n evaluates this inside an expression
  * (`outputs: '={{(' + configuredOutputs + ')($parameter)}}'`), so it must stay self-contained:
- * no imports, no constants from outside, no helpers a bundler could inject. The routes come from
- * the "Outputs" mapper's schema saved in the workflow, so a decision changed on the server never
- * adds, removes or reorders outputs until the user refreshes them in the editor.
+ * no imports, no constants from outside (the ids above are repeated as literals; a unit test
+ * keeps them equal), no helpers a bundler could inject.
+ *
+ * One output per entry of the saved Outputs list, in its saved order: the decision's keys, the
+ * fixed Uncertain / Pending Review / Other entries and any kept error position. Hidden entries
+ * (display: false) carry data, not outputs; a key the user removed from the list has no output.
+ * A list saved before the fixed entries existed (keys only) gets them after its keys, where they
+ * always were (any fixed entry missing from the list is added at its end). Nothing here depends on the service: a decision changed there moves no output.
  */
 export function configuredOutputs(parameters: INodeParameters): INodeOutputConfiguration[] {
 	const resource = parameters.resource === undefined ? 'decision' : parameters.resource;
@@ -17,14 +50,23 @@ export function configuredOutputs(parameters: INodeParameters): INodeOutputConfi
 		return [{ type: 'main' }];
 	}
 	const routes = (parameters.routes || {}) as {
-		schema?: Array<{ id: string; displayName?: string }>;
+		schema?: Array<{ id: string; displayName?: string; display?: boolean; removed?: boolean }>;
 		value?: Record<string, unknown> | null;
 	};
 	const names = routes.value || {};
-	const outputs: INodeOutputConfiguration[] = [];
 	const schema = Array.isArray(routes.schema) ? routes.schema : [];
+	const fixed = ['__out_uncertain__', '__out_pending__', '__out_other__'];
+	const fixedNames = ['Uncertain', 'Pending Review', 'Other'];
+	const present = [false, false, false];
+	const outputs: INodeOutputConfiguration[] = [];
 	for (let index = 0; index < schema.length; index++) {
 		const field = schema[index];
+		if (field.display === false) continue;
+		const fixedIndex = fixed.indexOf(field.id);
+		const isFixed = fixedIndex !== -1;
+		if (isFixed) present[fixedIndex] = true;
+		// Fixed outputs cannot be removed: Other is where anything unknown goes, nothing is dropped.
+		if (field.removed === true && !isFixed) continue;
 		const rename = names[field.id];
 		const displayName =
 			typeof rename === 'string' && rename.trim() !== ''
@@ -32,32 +74,9 @@ export function configuredOutputs(parameters: INodeParameters): INodeOutputConfi
 				: field.displayName || field.id;
 		outputs.push({ type: 'main', displayName });
 	}
-	outputs.push({ type: 'main', displayName: 'Uncertain' });
-	outputs.push({ type: 'main', displayName: 'Pending Review' });
-	outputs.push({ type: 'main', displayName: 'Other' });
+	// A list saved with keys only (before the fixed entries existed) has them after its keys.
+	for (let index = 0; index < fixed.length; index++) {
+		if (!present[index]) outputs.push({ type: 'main', displayName: fixedNames[index] });
+	}
 	return outputs;
-}
-
-/** Output index of each route key, in the order configuredOutputs lays them out. */
-export interface RouteLayout {
-	indexOf: Map<string, number>;
-	noLabel?: number;
-	uncertain: number;
-	pending: number;
-	other: number;
-	count: number;
-}
-
-export function routeLayout(schemaKeys: readonly string[]): RouteLayout {
-	const indexOf = new Map<string, number>();
-	schemaKeys.forEach((key, index) => indexOf.set(key, index));
-	const base = schemaKeys.length;
-	return {
-		indexOf,
-		noLabel: indexOf.get(NO_LABEL_KEY),
-		uncertain: base,
-		pending: base + 1,
-		other: base + 2,
-		count: base + 3,
-	};
 }

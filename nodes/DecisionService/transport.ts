@@ -1,19 +1,15 @@
 import { createHash } from 'crypto';
 import {
-	NodeApiError,
 	NodeOperationError,
 	sleep,
 	type IExecuteFunctions,
 	type ICredentialsDecrypted,
 	type IHttpRequestOptions,
 	type ILoadOptionsFunctions,
-	type INode,
-	type JsonObject,
 } from 'n8n-workflow';
 import {
 	DecisionClient,
-	DecisionServiceError,
-	InvalidRequestError,
+	checkBaseUrl,
 	TransportError,
 	classifyTransportCode,
 	flattenHeaders,
@@ -76,6 +72,9 @@ function n8nTransport(context: Context, credentials: DecisionServiceCredentials)
 			ignoreHttpStatusErrors: true,
 			timeout: request.timeoutMs,
 			abortSignal: request.signal,
+			// The API has no redirects; following one would hand the key and the input to another
+			// origin (n8n re-adds the credential). A 3xx comes back as an answer the client refuses.
+			disableFollowRedirect: true,
 		};
 		const response = (await context.helpers.httpRequestWithAuthentication.call(
 			context,
@@ -111,18 +110,15 @@ export async function createDecisionClient(
 	settings: ClientSettings = {},
 ): Promise<DecisionClient> {
 	const credentials = await context.getCredentials<DecisionServiceCredentials>(CREDENTIAL_TYPE);
-	const baseUrl = String(credentials.baseUrl ?? '').replace(/\/+$/, '');
-	if (!/^https?:\/\//.test(baseUrl)) {
-		throw new NodeOperationError(
-			context.getNode(),
-			"The credential's Base URL must be an http(s) URL ending with /v1",
-			{
-				description:
-					'Open the Decision Service credential and set Base URL, for example https://api.example.com/v1.',
-			},
-		);
+	const checked = checkBaseUrl(credentials.baseUrl);
+	if (!checked.ok) {
+		throw new NodeOperationError(context.getNode(), checked.problem, {
+			description: 'Open the Decision Service credential and correct Base URL.',
+		});
 	}
-	const apiKey = String(credentials.apiKey ?? '');
+	const baseUrl = checked.baseUrl;
+	// A key pasted with a space or a newline around it is the same key.
+	const apiKey = String(credentials.apiKey ?? '').trim();
 	const keyDigest = createHash('sha256').update(apiKey).digest('hex');
 	return new DecisionClient({
 		baseUrl,
@@ -132,30 +128,5 @@ export async function createDecisionClient(
 		rateGateKey: `${baseUrl}|${keyDigest}`,
 		secrets: [apiKey],
 		...settings,
-	});
-}
-
-/** An n8n error for a client error: message and hint a user can act on, never the key. */
-export function toNodeError(
-	node: INode,
-	error: unknown,
-	itemIndex?: number,
-): NodeApiError | NodeOperationError {
-	if (error instanceof InvalidRequestError && error.status === undefined) {
-		return new NodeOperationError(node, error.message, { itemIndex, description: error.hint });
-	}
-	if (error instanceof DecisionServiceError) {
-		// The service's code under a key n8n does not read as an HTTP status (it would rewrite the message).
-		const response: JsonObject = { message: error.message, serviceCode: error.code };
-		return new NodeApiError(node, response, {
-			message: error.message,
-			description: error.hint,
-			httpCode: error.status === undefined ? undefined : String(error.status),
-			itemIndex,
-		});
-	}
-	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
-	return new NodeOperationError(node, error instanceof Error ? error.message : String(error), {
-		itemIndex,
 	});
 }

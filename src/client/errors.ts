@@ -1,3 +1,8 @@
+/**
+ * Every error the client throws, one class per case; `errorFromResponse` (beside this file) is the
+ * one place where an HTTP answer becomes one of them. Messages are neutral (no n8n words: the node
+ * adds its editor's hints, see nodes/DecisionService/errors.ts) and never carry the API key.
+ */
 import type { ErrorDetail } from '../contract';
 
 export interface ErrorInit {
@@ -5,8 +10,10 @@ export interface ErrorInit {
 	status?: number;
 	code: string;
 	details?: unknown;
-	/** What the user can do about it. */
-	hint?: string;
+	/** True when the request reached the service and may have been counted against the quota. */
+	mayHaveBeenCharged?: boolean;
+	/** True when the body carried the service's own error envelope (a gateway's page does not). */
+	answeredByService?: boolean;
 }
 
 /** Base of every error the client throws. Messages never carry the API key (see scrubSecrets). */
@@ -14,7 +21,8 @@ export class DecisionServiceError extends Error {
 	readonly status?: number;
 	readonly code: string;
 	readonly details?: unknown;
-	readonly hint?: string;
+	readonly mayHaveBeenCharged: boolean;
+	readonly answeredByService: boolean;
 
 	constructor(init: ErrorInit) {
 		super(init.message);
@@ -22,7 +30,8 @@ export class DecisionServiceError extends Error {
 		this.status = init.status;
 		this.code = init.code;
 		this.details = init.details;
-		this.hint = init.hint;
+		this.mayHaveBeenCharged = init.mayHaveBeenCharged ?? false;
+		this.answeredByService = init.answeredByService ?? false;
 	}
 }
 
@@ -69,7 +78,7 @@ export class RateLimitedError extends DecisionServiceError {
 export class UnauthorizedError extends DecisionServiceError {}
 export class NotFoundError extends DecisionServiceError {}
 
-/** 400 from the service, or a request the client refused to send. `problems` names each field. */
+/** 400 from the service. `problems` names each field. */
 export class InvalidRequestError extends DecisionServiceError {
 	readonly problems: ErrorDetail[];
 
@@ -78,6 +87,9 @@ export class InvalidRequestError extends DecisionServiceError {
 		this.problems = init.problems;
 	}
 }
+
+/** A request the client refused to send: nothing left the process, nothing was charged. */
+export class LocalValidationError extends InvalidRequestError {}
 
 export class DecisionNotLiveError extends DecisionServiceError {}
 export class PayloadTooLargeError extends DecisionServiceError {}
@@ -108,6 +120,22 @@ export class TimeoutError extends DecisionServiceError {
 		this.timeoutMs = init.timeoutMs;
 	}
 }
+
+/**
+ * A 3xx answer. The API has no redirects, and following one would send the key and the input to
+ * another origin, so none is followed; `location` is the origin it pointed at.
+ */
+export class RedirectError extends DecisionServiceError {
+	readonly location?: string;
+
+	constructor(init: ErrorInit & { location?: string }) {
+		super(init);
+		this.location = init.location;
+	}
+}
+
+/** The caller's signal aborted the call (a Stop, say). */
+export class AbortedError extends DecisionServiceError {}
 
 /** Replaces every occurrence of each secret in a text. */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {

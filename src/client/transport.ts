@@ -60,8 +60,21 @@ export class TransportError extends Error {
 	}
 }
 
-/** System error codes meaning the connection was never established. */
+/**
+ * System error codes meaning the request was never sent: no connection, or a TLS handshake that
+ * failed (certificates, protocol versions), so not a byte of the request left.
+ */
 const NEVER_CONNECTED_CODES = new Set([
+	'EPROTO',
+	'CERT_HAS_EXPIRED',
+	'CERT_NOT_YET_VALID',
+	'DEPTH_ZERO_SELF_SIGNED_CERT',
+	'SELF_SIGNED_CERT_IN_CHAIN',
+	'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+	'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+	'ERR_TLS_CERT_ALTNAME_INVALID',
+	'ERR_SSL_WRONG_VERSION_NUMBER',
+	'ERR_INVALID_URL',
 	'ECONNREFUSED',
 	'ENOTFOUND',
 	'EAI_AGAIN',
@@ -78,7 +91,7 @@ const TIMEOUT_CODES = new Set([
 
 /** Classifies a low-level error code (Node, undici or axios) as a transport failure. */
 export function classifyTransportCode(code: string | undefined): TransportFailure {
-	if (code && NEVER_CONNECTED_CODES.has(code)) return 'connect';
+	if (code && (NEVER_CONNECTED_CODES.has(code) || /^ERR_(SSL|TLS)_/.test(code))) return 'connect';
 	if (code && TIMEOUT_CODES.has(code)) return 'timeout';
 	if (code === 'ABORT_ERR' || code === 'ERR_CANCELED') return 'aborted';
 	return 'reset';

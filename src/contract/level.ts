@@ -1,7 +1,7 @@
 /**
- * The level a score run lands on, by the API's rule: `legend[round(raw_score)]` (the legend maps
- * level indexes, lowest first, to their labels). Undefined when the run carries no raw score or
- * legend, or when the rounded score has no entry.
+ * The level a score run lands on: `legend[round(raw_score)]`, since `raw_score` is the position on
+ * the 0..N-1 level scale and `legend` maps level indexes, lowest first, to their labels (docs/api.md,
+ * Run). Undefined when the run carries no raw score or legend, or when the rounded score has no entry.
  */
 export function levelOf(run: {
 	raw_score?: number;

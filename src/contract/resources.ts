@@ -1,5 +1,6 @@
-import { z } from 'zod/v4';
+import * as z from 'zod/v4/mini';
 import {
+	BOUNDS,
 	CONTEXT_FIELD_TYPES,
 	DECISION_TYPES,
 	ENGINES,
@@ -7,56 +8,65 @@ import {
 	RUN_STATUSES,
 	SLUG_PATTERN,
 	UNCERTAINTY_POLICIES,
-	BOUNDS,
-} from './bounds';
+} from './constants';
+import './messages';
 
-// Responses are parsed leniently: z.looseObject keeps fields a newer service may add,
-// while a wrong type or an unknown enum value still fails with the field's path.
+// The resources of docs/api.md ("Resources and their fields") and the error envelope, as the
+// client reads them. Responses are parsed leniently: z.looseObject keeps fields a newer service
+// may add, while a wrong type or an unknown enum value still fails with the field's path.
+// zod/v4/mini (functions instead of methods) keeps the shipped bundle small: see src/contract/index.ts.
 
 export const slugSchema = z
 	.string()
-	.max(BOUNDS.slugMax)
-	.regex(SLUG_PATTERN, 'must be lower-case letters and digits separated by single hyphens');
+	.check(
+		z.maxLength(BOUNDS.slugMax),
+		z.regex(SLUG_PATTERN, 'must be lower-case letters and digits separated by single hyphens'),
+	);
 export const decisionTypeSchema = z.enum(DECISION_TYPES);
 export const localeSchema = z.enum(LOCALES);
-export const dateTimeSchema = z.string().describe('date-time (ISO 8601)');
+const dateTimeSchema = z
+	.string()
+	.register(z.globalRegistry, { description: 'date-time (ISO 8601)' });
+const probabilitySchema = () => z.number().check(z.gte(0), z.lte(1));
+/** `options`, `levels` or `labels` of a decision: the keys (labels for levels), one per item. */
+const itemKeysSchema = () => z.optional(z.array(z.string()));
 
 export const contextFieldSchema = z.looseObject({
-	name: z.string().min(1),
-	type: z.enum(CONTEXT_FIELD_TYPES).default('string'),
-	required: z.boolean().default(false),
-	pii: z.boolean().default(false),
-	description: z.string().optional(),
+	name: z.string().check(z.minLength(1)),
+	type: z._default(z.enum(CONTEXT_FIELD_TYPES), 'string'),
+	required: z._default(z.boolean(), false),
+	pii: z._default(z.boolean(), false),
+	description: z.optional(z.string()),
 });
 
-export const decisionContextSchema = z.looseObject({
-	description: z.string().default(''),
-	fields: z.array(contextFieldSchema).default([]),
-	example: z.unknown().optional(),
+const decisionContextSchema = z.looseObject({
+	description: z._default(z.string(), ''),
+	fields: z._default(z.array(contextFieldSchema), []),
+	example: z.optional(z.unknown()),
 });
 
 export const decisionSchema = z.looseObject({
 	slug: z.string(),
 	name: z.string(),
-	description: z.string().default(''),
+	description: z._default(z.string(), ''),
 	type: decisionTypeSchema,
-	live_version: z.number().int().nullable(),
+	live_version: z.nullable(z.int()),
 	updated_at: dateTimeSchema,
-	confidence_threshold: z.number().min(0).max(1),
+	confidence_threshold: probabilitySchema(),
 	uncertainty_policy: z.enum(UNCERTAINTY_POLICIES),
 	context: decisionContextSchema,
 	instructions: z.string(),
-	options: z.array(z.string()).optional(),
-	levels: z.array(z.string()).optional(),
-	labels: z.array(z.string()).optional(),
+	options: itemKeysSchema(),
+	levels: itemKeysSchema(),
+	labels: itemKeysSchema(),
 });
 
 export const decisionSummarySchema = z.looseObject({
 	slug: z.string(),
 	name: z.string(),
-	description: z.string().default(''),
+	description: z._default(z.string(), ''),
 	type: decisionTypeSchema,
-	live_version: z.number().int().nullable(),
+	live_version: z.nullable(z.int()),
 	updated_at: dateTimeSchema,
 });
 
@@ -71,9 +81,9 @@ export const templateSchema = z.looseObject({
 	description: z.string(),
 	use_case: z.string(),
 	featured: z.boolean(),
-	options: z.array(z.string()).optional(),
-	levels: z.array(z.string()).optional(),
-	labels: z.array(z.string()).optional(),
+	options: itemKeysSchema(),
+	levels: itemKeysSchema(),
+	labels: itemKeysSchema(),
 });
 
 export const templateListSchema = z.looseObject({
@@ -84,45 +94,74 @@ export const templateListSchema = z.looseObject({
 export const runSchema = z.looseObject({
 	run_id: z.string(),
 	decision: z.string(),
-	version: z.number().int(),
+	version: z.int(),
 	status: z.enum(RUN_STATUSES),
-	choice: z.string().optional(),
-	score: z.number().min(0).max(100).optional(),
-	raw_score: z.number().optional(),
-	legend: z.record(z.string(), z.string()).optional(),
-	labels: z.array(z.string()).optional(),
+	choice: z.optional(z.string()),
+	score: z.optional(z.number().check(z.gte(0), z.lte(100))),
+	raw_score: z.optional(z.number()),
+	legend: z.optional(z.record(z.string(), z.string())),
+	labels: z.optional(z.array(z.string())),
 	probabilities: z.record(z.string(), z.number()),
-	confidence: z.number().min(0).max(1),
+	confidence: probabilitySchema(),
 	confidence_source: z.enum(['calibrated', 'self_reported']),
 	engine: z.enum(ENGINES),
 	model: z.string(),
-	latency_ms: z.number().int(),
-	pii_redacted: z.number().int().min(0),
-	fallback_reason: z.string().optional(),
-	review_url: z.string().optional(),
+	latency_ms: z.int(),
+	pii_redacted: z.int().check(z.gte(0)),
+	fallback_reason: z.optional(z.string()),
+	review_url: z.optional(z.string()),
+});
+
+/**
+ * A decide answer as the client accepts it. A decide answered 2xx was charged, so its answer is
+ * never thrown away for what a newer service may send: a status, engine or confidence source this
+ * code does not know passes as a string, numbers are not range-checked, and only `run_id` and
+ * `status` are required. The node routes what it cannot place to Other with a note
+ * (nodes/DecisionService/actions/decision/decide/routing.ts). `runSchema` above stays the run as
+ * the service promises it (the sandbox's tests and docs/openapi.json).
+ */
+export const runAnswerSchema = z.looseObject({
+	run_id: z.string(),
+	status: z.string(),
+	decision: z.optional(z.string()),
+	version: z.optional(z.number()),
+	choice: z.optional(z.string()),
+	score: z.optional(z.number()),
+	raw_score: z.optional(z.number()),
+	legend: z.optional(z.record(z.string(), z.string())),
+	labels: z.optional(z.array(z.string())),
+	probabilities: z.optional(z.record(z.string(), z.number())),
+	confidence: z.optional(z.number()),
+	confidence_source: z.optional(z.string()),
+	engine: z.optional(z.string()),
+	model: z.optional(z.string()),
+	latency_ms: z.optional(z.number()),
+	pii_redacted: z.optional(z.number()),
+	fallback_reason: z.optional(z.string()),
+	review_url: z.optional(z.string()),
 });
 
 export const feedbackRecordSchema = z.looseObject({
 	run_id: z.string(),
 	feedback: z.string(),
-	note: z.string().optional(),
+	note: z.optional(z.string()),
 });
 
 export const createDecisionResponseSchema = z.looseObject({
 	slug: z.string(),
 	name: z.string(),
 	type: decisionTypeSchema,
-	description: z.string().optional(),
+	description: z.optional(z.string()),
 	created: z.boolean(),
 	status: z.enum(['live', 'draft']),
-	live_version: z.number().int().nullable(),
+	live_version: z.nullable(z.int()),
 	url: z.string(),
-	options: z.array(z.string()).optional(),
-	levels: z.array(z.string()).optional(),
-	labels: z.array(z.string()).optional(),
-	publish_error: z.enum(['plan_limit']).optional(),
-	message: z.string().optional(),
-	upgrade_url: z.string().optional(),
+	options: itemKeysSchema(),
+	levels: itemKeysSchema(),
+	labels: itemKeysSchema(),
+	publish_error: z.optional(z.enum(['plan_limit'])),
+	message: z.optional(z.string()),
+	upgrade_url: z.optional(z.string()),
 });
 
 export const errorDetailSchema = z.looseObject({
@@ -134,20 +173,20 @@ export const errorEnvelopeSchema = z.looseObject({
 	error: z.looseObject({
 		code: z.string(),
 		message: z.string(),
-		details: z.unknown().optional(),
+		details: z.optional(z.unknown()),
 	}),
 });
 
 export const quotaExceededDetailsSchema = z.looseObject({
-	used: z.number().int(),
-	quota: z.number().int(),
-	retry_after: z.number().int(),
+	used: z.int(),
+	quota: z.int(),
+	retry_after: z.int(),
 	upgrade_url: z.string(),
 });
 
 export const rateLimitedDetailsSchema = z.looseObject({
-	limit: z.number().int(),
-	retry_after: z.number().int(),
+	limit: z.int(),
+	retry_after: z.int(),
 });
 
 export type ContextField = z.output<typeof contextFieldSchema>;
@@ -158,9 +197,8 @@ export type DecisionList = z.output<typeof decisionListSchema>;
 export type Template = z.output<typeof templateSchema>;
 export type TemplateList = z.output<typeof templateListSchema>;
 export type Run = z.output<typeof runSchema>;
+export type RunAnswer = z.output<typeof runAnswerSchema>;
 export type FeedbackRecord = z.output<typeof feedbackRecordSchema>;
 export type CreateDecisionResponse = z.output<typeof createDecisionResponseSchema>;
 export type ErrorDetail = z.output<typeof errorDetailSchema>;
 export type ErrorEnvelope = z.output<typeof errorEnvelopeSchema>;
-export type QuotaExceededDetails = z.output<typeof quotaExceededDetailsSchema>;
-export type RateLimitedDetails = z.output<typeof rateLimitedDetailsSchema>;

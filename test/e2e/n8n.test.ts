@@ -108,9 +108,12 @@ describe('ticket routing (route)', () => {
 			/^http:\/\/127\.0\.0\.1:\d+\/app\/reviews\//,
 		);
 		expect(outputs['error output']).toHaveLength(1);
-		expect(String(outputs['error output'][0].json.error)).toMatch(
-			/Item 5: field "subject" is required/,
-		);
+		expect(outputs['error output'][0].json.error).toMatchObject({
+			message: expect.stringMatching(/Item 5: field "subject" is required/),
+			may_have_been_charged: false,
+		});
+		// n8n merged the input item's own fields back beside the error object.
+		expect(outputs['error output'][0].json.email).toBe('max@example.com');
 		expect(outputs['error output'][0].pairedItem).toEqual({ item: 5 });
 		expect(outputs.billing[0].pairedItem).toEqual({ item: 0 });
 		// Downstream nodes received the items of their output.

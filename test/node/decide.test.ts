@@ -225,7 +225,12 @@ describe('local validation', () => {
 		const errorOutput = result.outputs[result.outputs.length - 1];
 		expect(errorOutput).toHaveLength(1);
 		expect(errorOutput[0].pairedItem).toEqual({ item: 1 });
-		expect(String(errorOutput[0].json.error)).toMatch(/Item 1: field "subject" is required/);
+		expect(errorOutput[0].json.error).toMatchObject({
+			message: expect.stringMatching(/Item 1: field "subject" is required/),
+			may_have_been_charged: false,
+		});
+		// (n8n merges the input item's fields back on the error output when a node precedes this
+		// one: test/e2e shows it in real n8n.)
 		expect((await sb.usage(DEMO_KEYS.pro)).used).toBe(before.used + 2);
 	});
 
@@ -253,7 +258,9 @@ describe('local validation', () => {
 			},
 		});
 		expect(pairedIndexes(result.outputs)).toEqual([[0], [1]]);
-		expect(String(result.outputs[1][0].json.error)).toBe('Item 1: field "subject" is required');
+		expect((result.outputs[1][0].json.error as IDataObject).message).toBe(
+			'Item 1: field "subject" is required',
+		);
 		expect((await sb.usage(DEMO_KEYS.pro)).used).toBe(before.used + 1);
 	});
 
@@ -325,8 +332,13 @@ describe('error handling', () => {
 		expect(placed[0]).toEqual([0]);
 		expect(placed[2]).toEqual([2]);
 		expect(placed[6]).toEqual([1]);
+		// The failed item keeps its own fields, plus an error object.
 		expect(result.outputs[6][0].json).toEqual({
-			error: expect.stringContaining('"body" is required'),
+			subject: 'x',
+			error: expect.objectContaining({
+				message: expect.stringContaining('"body" is required'),
+				may_have_been_charged: false,
+			}),
 		});
 	});
 
@@ -362,10 +374,10 @@ describe('error handling', () => {
 	it('without continue-on-fail, items not yet sent when a decide fails are never sent', async () => {
 		const credentials = credentialsFor(DEMO_KEYS.pro);
 		const before = await sb.usage(DEMO_KEYS.pro);
-		// The first decide fails (a 500 is not retried: the service may have run it).
+		// The first decide fails for good (a 409 is final; 5xx error answers are retried for free).
 		await sb.control('POST', '/faults', {
 			seed: 1,
-			rules: [{ method: 'POST', path: '^/v1/decide/', status: 500, times: 1 }],
+			rules: [{ method: 'POST', path: '^/v1/decide/', status: 409, times: 1 }],
 		});
 		const items = Array.from({ length: 12 }, (_, index) => ({
 			text: `Message number ${index}: how do I export my data?`,
@@ -376,7 +388,7 @@ describe('error handling', () => {
 			credentials,
 			extra: { options: { concurrency: 2 } },
 		});
-		expect(result.error?.message).toMatch(/internal|500/i);
+		expect(result.error?.message).toMatch(/409/);
 		// At most the one decide already in flight beside the failed one was charged.
 		expect((await sb.usage(DEMO_KEYS.pro)).used - before.used).toBeLessThanOrEqual(1);
 	});
@@ -423,7 +435,11 @@ describe('error handling', () => {
 		});
 		const errors = result.outputs[result.outputs.length - 1];
 		expect(errors.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
-		expect(String(errors[0].json.error)).toMatch(/decision_not_live|not live/i);
+		expect(errors[0].json.error).toMatchObject({
+			message: expect.stringMatching(/decision_not_live|not live/i),
+			code: 'decision_not_live',
+			may_have_been_charged: false,
+		});
 	});
 
 	it("a service that cannot be reached fails with a connection message, through n8n's own HTTP helper", async () => {
@@ -436,7 +452,9 @@ describe('error handling', () => {
 			credentials: { apiKey: DEMO_KEYS.pro, baseUrl },
 			extra: { options: { validateInput: false } },
 		});
-		expect(result.error?.message).toMatch(/could not connect to the service after 3 attempts/);
+		expect(result.error?.message).toMatch(
+			/could not connect to the service after 5 attempts \(connection refused\)/,
+		);
 		expect(result.error?.description).toMatch(/Check the base URL/);
 	});
 

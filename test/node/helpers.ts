@@ -1,4 +1,4 @@
-import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import type { INodeExecutionData, INodeParameters, ResourceMapperValue } from 'n8n-workflow';
 import * as resourceMapping from '../../nodes/DecisionService/methods/resourceMapping';
 import {
 	loadOptionsContext,
@@ -6,6 +6,7 @@ import {
 	type EngineCredentials,
 	type RunNodeOptions,
 } from '../../harness/n8n-engine';
+import { mergeLikeEditor } from '../support/outputs';
 
 export function locator(slug: string) {
 	return { __rl: true, mode: 'list', value: slug };
@@ -27,6 +28,19 @@ export async function loadRoutes(
 		matchingColumns: [],
 		schema: fields,
 	} as unknown as INodeParameters;
+}
+
+/**
+ * A refresh of the Outputs list done the way n8n's editor does it: the node's method called with
+ * the node's current parameters, then the editor's merge of what it returned (see mergeLikeEditor).
+ */
+export async function refreshRoutes(
+	parameters: INodeParameters,
+	credentials: EngineCredentials,
+): Promise<INodeParameters> {
+	const context = loadOptionsContext(parameters, credentials);
+	const { fields } = await resourceMapping.getRouteOutputs.call(context);
+	return mergeLikeEditor(parameters.routes as unknown as ResourceMapperValue | undefined, fields);
 }
 
 export function decideParameters(

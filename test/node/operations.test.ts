@@ -43,7 +43,7 @@ describe('Decision → Create', () => {
 				createFrom: 'template',
 				locale: 'fr',
 				template: 'support-ticket-routing',
-				additionalFields: { name: 'Tri FR' },
+				additionalFields: { customName: 'Tri FR', summary: 'Tickets en français' },
 			},
 			DEMO_KEYS.starter,
 		);
@@ -53,6 +53,9 @@ describe('Decision → Create', () => {
 			status: 'live',
 			live_version: 1,
 		});
+		expect((await sb.client(DEMO_KEYS.starter).getDecision('tri-fr')).description).toBe(
+			'Tickets en français',
+		);
 		expect(item.pairedItem).toEqual({ item: 0 });
 	});
 
@@ -63,7 +66,7 @@ describe('Decision → Create', () => {
 			operation: 'create',
 			createFrom: 'description',
 			describe: 'Classify reviews as positive, negative or neutral',
-			additionalFields: { name: 'Review Mood', type: 'classify' },
+			additionalFields: { customName: 'Review Mood', imposedType: 'classify' },
 		});
 		expect(item.json).toMatchObject({ created: true, slug: 'review-mood', type: 'classify' });
 		expect(item.json.labels).toEqual(expect.arrayContaining(['positive', 'negative', 'neutral']));
@@ -74,8 +77,8 @@ describe('Decision → Create', () => {
 			resource: 'decision',
 			operation: 'create',
 			createFrom: 'definition',
-			name: 'Invoice Checks',
-			type: 'classify',
+			decisionName: 'Invoice Checks',
+			decisionType: 'classify',
 			instructions: 'Which problems does this invoice have?',
 			itemsMode: 'list',
 			itemsList: {
@@ -120,8 +123,8 @@ describe('Decision → Create', () => {
 			resource: 'decision',
 			operation: 'create',
 			createFrom: 'definition',
-			name: 'Lines',
-			type: 'route',
+			decisionName: 'Lines',
+			decisionType: 'route',
 			instructions: 'Which one?',
 			itemsMode: 'text',
 			itemsText: 'Billing Issue\nTech Support\nSales, Partners',
@@ -140,8 +143,8 @@ describe('Decision → Create', () => {
 			resource: 'decision',
 			operation: 'create',
 			createFrom: 'definition',
-			name: 'Urgency',
-			type: 'score',
+			decisionName: 'Urgency',
+			decisionType: 'score',
 			instructions: 'How urgent?',
 			itemsMode: 'text',
 			itemsText: 'Low, Medium, High',

@@ -66,6 +66,37 @@ describe('detectors (unit)', () => {
 		expect(result.count).toBe(4);
 	});
 
+	it('object keys are scanned too, at every depth; declared field names are kept', () => {
+		const result = pseudonymise(
+			{
+				customer_email: DECLARED,
+				[EMAIL]: 'vip',
+				notes: { [PHONE]: { [`born ${DATE}`]: true }, list: [{ [URL]: 1 }] },
+			},
+			[{ name: 'customer_email', pii: true }],
+			'standard',
+		);
+		expect(result.value).toEqual({
+			customer_email: '<CUSTOMER_EMAIL_1>',
+			'<EMAIL_1>': 'vip',
+			notes: { '<PHONE_1>': { 'born <DATE_1>': true }, list: [{ '<URL_1>': 1 }] },
+		});
+		expect(result.count).toBe(5);
+		expect(result.kinds).toEqual({ CUSTOMER_EMAIL: 1, EMAIL: 1, PHONE: 1, DATE: 1, URL: 1 });
+	});
+
+	it('keys that pseudonymise alike keep every entry; __proto__ stays a plain key', () => {
+		const input = JSON.parse(
+			`{"<EMAIL_1>": "already a token", "${EMAIL}": "raw", "__proto__": {"${EMAIL}": 2}}`,
+		) as Record<string, unknown>;
+		const result = pseudonymise(input, [], 'standard');
+		expect(Object.keys(result.value)).toEqual(['<EMAIL_1>', '<EMAIL_1>~2', '__proto__']);
+		expect(Object.getPrototypeOf(result.value)).toBe(Object.prototype);
+		expect(JSON.stringify(result.value)).toBe(
+			'{"<EMAIL_1>":"already a token","<EMAIL_1>~2":"raw","__proto__":{"<EMAIL_1>":2}}',
+		);
+	});
+
 	it('runs in linear time on long adversarial inputs (no catastrophic backtracking)', () => {
 		const size = 200_000;
 		const inputs = [
@@ -162,6 +193,23 @@ describe('over HTTP, before the engine', () => {
 		const proState = JSON.stringify(proAccount?.runs);
 		expect(proState).toContain('<CARD_1>');
 		for (const raw of [...raws, CARD, IP]) expectAbsent(proState, raw);
+	});
+
+	it('personal data in object keys never reaches the stored run', async () => {
+		const answer = await h.decide(DEMO_KEYS.free, 'ticket-routing', {
+			input: {
+				subject: 'Invoice',
+				body: 'I was charged twice on my invoice',
+				contacts: { [EMAIL]: 'primary', [PHONE]: 'mobile' },
+			},
+		});
+		expect(answer.status).toBe(200);
+		expect(answer.json.pii_redacted).toBe(2);
+		const stored = await h.control('GET', `/runs/${answer.json.run_id}?key=${DEMO_KEYS.free}`);
+		expect(stored.input.contacts).toEqual({ '<EMAIL_1>': 'primary', '<PHONE_1>': 'mobile' });
+		const everything = JSON.stringify(h.sandbox.store.snapshot());
+		expectAbsent(everything, EMAIL);
+		expectAbsent(everything, PHONE);
 	});
 
 	it('free-text input is scanned too', async () => {

@@ -189,6 +189,16 @@ async function outputsOnCanvas(name: string): Promise<Array<{ label: string; ite
 	});
 }
 
+/** The rows of the open node's Outputs list, in order. */
+async function outputRows(): Promise<string[]> {
+	const texts = await ndv()
+		.getByTestId('mapping-fields-container')
+		.last()
+		.locator('label[for^="value["]')
+		.allInnerTexts();
+	return texts.map((text) => text.split('\n')[0].trim());
+}
+
 /** The option a select (n8n's element-plus combobox) shows as chosen. */
 const selectedOption = (select: Locator) =>
 	select.locator('input[role="combobox"]').first().inputValue();
@@ -473,22 +483,8 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 			);
 
 			await chooseOption('outputMode', 'Route to Outputs');
-			// The Outputs list is loaded from the decision: one row per option.
-			await eventually(
-				() =>
-					ndv()
-						.getByTestId('mapping-fields-container')
-						.last()
-						.locator('label[for^="value["]')
-						.allInnerTexts(),
-				(texts) =>
-					expect(texts.map((text) => text.split('\n')[0].trim())).toEqual([
-						'billing',
-						'technical',
-						'sales',
-						'account',
-					]),
-			);
+			// The Outputs list is loaded from the decision: one row per output, each can be renamed.
+			await eventually(outputRows, (rows) => expect(rows).toEqual(ROUTE_OUTPUTS));
 			await closeNode();
 			await eventually(
 				() => outputsOnCanvas(NODE_NAME),
@@ -596,4 +592,43 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 			if (index === '0') await screenshot('05-run-output-billing');
 		}
 	});
+
+	step(
+		'shows "Decide: ticket-routing" under the node, and a refresh after an option was added on the service keeps every output in place',
+		async () => {
+			await closeNode();
+			await eventually(
+				() => canvasNode(NODE_NAME).innerText(),
+				(text) => expect(text).toContain('Decide: ticket-routing'),
+			);
+			await sb!.control('POST', '/decisions/ticket-routing/versions', {
+				key: DEMO_KEYS.pro,
+				options: [
+					{
+						key: 'legal',
+						description: 'Legal matters: contracts, GDPR, lawyers, terms, legal notices.',
+					},
+					'billing',
+					'technical',
+					'sales',
+					'account',
+				],
+			});
+			await openNode(NODE_NAME);
+			// The editor's own refresh: the Outputs list's options menu, "Refresh Output List".
+			const outputsList = ndv().getByTestId('mapping-fields-container').last();
+			await outputsList.hover();
+			await outputsList.getByTestId('action-toggle').first().click();
+			await page.getByText('Refresh Output List', { exact: true }).click();
+			const refreshed = [...ROUTE_OUTPUTS, 'Error (kept in place)', 'legal'];
+			await eventually(outputRows, (rows) => expect(rows).toEqual(refreshed));
+			await closeNode();
+			await eventually(
+				() => outputsOnCanvas(NODE_NAME),
+				(outputs) => expect(outputs.map((output) => output.label)).toEqual(refreshed),
+			);
+			await page.getByTestId('zoom-to-fit').click();
+			await screenshot('06-outputs-after-refresh');
+		},
+	);
 });

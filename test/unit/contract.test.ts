@@ -1,14 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { BOUNDS, runSchema } from '../../src/contract';
 import {
-	BOUNDS,
 	normalizeKey,
-	runSchema,
 	splitItemList,
 	validateCreateDecisionRequest,
 	validateDecideInput,
-} from '../../src/contract';
+} from '../../src/contract/validation';
 
 describe('key normalisation', () => {
 	it.each([
@@ -158,6 +157,24 @@ describe('lenient response parsing', () => {
 		const parsed = runSchema.safeParse({ ...run, status: 'deferred' });
 		expect(parsed.success).toBe(false);
 		expect(!parsed.success && parsed.error.issues[0].path).toEqual(['status']);
+	});
+	it('loads no classic zod and still gives English messages (what the shipped bundle runs)', () => {
+		// A fresh process: in this one, the sandbox's classic zod may already have set the locale.
+		const script = [
+			"const { runSchema } = require('./src/contract');",
+			"const loaded = Object.keys(require.cache).filter((path) => path.includes('classic'));",
+			'const parsed = runSchema.safeParse({ ...' + JSON.stringify(run) + ', run_id: 7 });',
+			'console.log(JSON.stringify({ loaded, message: parsed.error.issues[0].message }));',
+		].join('\n');
+		const root = join(__dirname, '..', '..');
+		const output = execFileSync(process.execPath, ['--require', 'tsx/cjs', '-e', script], {
+			cwd: root,
+			encoding: 'utf8',
+		});
+		expect(JSON.parse(output)).toEqual({
+			loaded: [],
+			message: 'Invalid input: expected string, received number',
+		});
 	});
 });
 

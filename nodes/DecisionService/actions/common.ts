@@ -6,7 +6,7 @@ import type {
 	INodePropertyOptions,
 } from 'n8n-workflow';
 import { BOUNDS, LOCALES, SLUG_PATTERN, type Locale } from '../../../src/contract';
-import { toNodeError } from '../transport';
+import { toNodeError } from '../errors';
 
 const LOCALE_NAMES: Record<Locale, string> = { en: 'English', fr: 'French' };
 
@@ -74,15 +74,17 @@ export const returnAllAndLimit: INodeProperties[] = [
 export async function runPerItem(
 	context: IExecuteFunctions,
 	items: INodeExecutionData[],
-	call: (itemIndex: number) => Promise<IDataObject | IDataObject[]>,
+	call: (itemIndex: number) => Promise<object | object[]>,
 ): Promise<INodeExecutionData[][]> {
 	const returnData: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		const pairedItem = { item: itemIndex };
 		try {
 			const result = await call(itemIndex);
-			for (const json of Array.isArray(result) ? result : [result])
-				returnData.push({ json, pairedItem });
+			// Answers are parsed JSON bodies: every value is JSON, which IDataObject holds.
+			for (const json of Array.isArray(result) ? result : [result]) {
+				returnData.push({ json: json as IDataObject, pairedItem });
+			}
 		} catch (error) {
 			const nodeError = toNodeError(context.getNode(), error, itemIndex);
 			if (!context.continueOnFail()) throw nodeError;

@@ -7,14 +7,15 @@ type OperationModule = {
 	execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]>;
 };
 
+/** Operation modules by resource and operation value ("getAll" is n8n's value for Get Many). */
 const operations: Record<string, Record<string, OperationModule>> = {
 	decision: {
 		create: decision.create,
 		decide: decision.decide,
 		get: decision.get,
-		getAll: decision.getAll,
+		getAll: decision.getMany,
 	},
-	template: { getAll: template.getAll },
+	template: { getAll: template.getMany },
 	run: { sendFeedback: run.sendFeedback },
 };
 

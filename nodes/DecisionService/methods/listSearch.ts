@@ -1,5 +1,6 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
-import { createDecisionClient, toNodeError } from '../transport';
+import { toNodeError } from '../errors';
+import { createDecisionClient } from '../transport';
 
 /** Decisions of the account for the picker, filtered by name or slug as the user types. */
 export async function searchDecisions(

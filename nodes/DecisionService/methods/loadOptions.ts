@@ -1,6 +1,7 @@
 import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 import type { Locale } from '../../../src/contract';
-import { createDecisionClient, toNodeError } from '../transport';
+import { toNodeError } from '../errors';
+import { createDecisionClient } from '../transport';
 
 export async function getTemplates(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
 	try {

@@ -3,10 +3,12 @@ import type {
 	ILoadOptionsFunctions,
 	ResourceMapperField,
 	ResourceMapperFields,
+	ResourceMapperValue,
 } from 'n8n-workflow';
 import type { ContextField, Decision } from '../../../src/contract';
-import { NO_LABEL_KEY } from '../outputs';
-import { createDecisionClient, toNodeError } from '../transport';
+import { outputsListFor } from '../outputsList';
+import { toNodeError } from '../errors';
+import { createDecisionClient } from '../transport';
 
 async function currentDecision(context: ILoadOptionsFunctions): Promise<Decision | undefined> {
 	const slug = String(
@@ -49,26 +51,15 @@ export async function getContextFields(this: ILoadOptionsFunctions): Promise<Res
 	};
 }
 
-/** One output per option (route), level, lowest first (score) or label (classify, plus "No Label"). */
+/**
+ * The Outputs list: one output per option (route), level, lowest first (score) or label (classify,
+ * plus "No Label"), then Uncertain, Pending Review and Other. On a refresh, the list saved in the
+ * node is merged with the decision as the service has it now, so no output changes meaning (see
+ * outputsList.ts): the editor saves whatever this returns.
+ */
 export async function getRouteOutputs(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
 	const decision = await currentDecision(this);
 	if (!decision) return { fields: [] };
-	const keys =
-		(decision.type === 'route'
-			? decision.options
-			: decision.type === 'score'
-				? decision.levels
-				: decision.labels) ?? [];
-	const field = (id: string, displayName: string): ResourceMapperField => ({
-		id,
-		displayName,
-		required: false,
-		defaultMatch: false,
-		canBeUsedToMatch: false,
-		display: true,
-		type: 'string',
-	});
-	const fields = keys.map((key) => field(key, key));
-	if (decision.type === 'classify') fields.push(field(NO_LABEL_KEY, 'No Label'));
-	return { fields };
+	const saved = this.getCurrentNodeParameter('routes') as ResourceMapperValue | undefined;
+	return { fields: outputsListFor(decision, Array.isArray(saved?.schema) ? saved.schema : []) };
 }

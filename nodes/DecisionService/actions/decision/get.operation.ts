@@ -1,6 +1,5 @@
 import {
 	updateDisplayOptions,
-	type IDataObject,
 	type IExecuteFunctions,
 	type INodeExecutionData,
 	type INodeProperties,
@@ -24,6 +23,6 @@ export async function execute(
 		const slug = String(
 			this.getNodeParameter('decision', itemIndex, '', { extractValue: true }),
 		).trim();
-		return (await client.getDecision(slug)) as IDataObject;
+		return await client.getDecision(slug);
 	});
 }

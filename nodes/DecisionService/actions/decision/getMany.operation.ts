@@ -1,6 +1,5 @@
 import {
 	updateDisplayOptions,
-	type IDataObject,
 	type IExecuteFunctions,
 	type INodeExecutionData,
 } from 'n8n-workflow';
@@ -17,10 +16,7 @@ export async function execute(
 	items: INodeExecutionData[],
 ): Promise<INodeExecutionData[][]> {
 	const client = await createDecisionClient(this);
-	return runPerItem(
-		this,
-		items,
-		async (itemIndex) =>
-			limitResults(this, itemIndex, await client.listDecisions()) as IDataObject[],
+	return runPerItem(this, items, async (itemIndex) =>
+		limitResults(this, itemIndex, await client.listDecisions()),
 	);
 }

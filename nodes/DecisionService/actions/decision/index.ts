@@ -1,10 +1,10 @@
 import type { INodeProperties } from 'n8n-workflow';
-import * as create from './create.operation';
-import * as decide from './decide.operation';
+import * as create from './create';
+import * as decide from './decide';
 import * as get from './get.operation';
-import * as getAll from './getMany.operation';
+import * as getMany from './getMany.operation';
 
-export { create, decide, get, getAll };
+export { create, decide, get, getMany };
 
 export const description: INodeProperties[] = [
 	{
@@ -44,5 +44,5 @@ export const description: INodeProperties[] = [
 	...decide.description,
 	...create.description,
 	...get.description,
-	...getAll.description,
+	...getMany.description,
 ];

@@ -1,6 +1,5 @@
 import {
 	updateDisplayOptions,
-	type IDataObject,
 	type IExecuteFunctions,
 	type INodeExecutionData,
 	type INodeProperties,
@@ -51,9 +50,9 @@ export async function execute(
 		const runId = String(this.getNodeParameter('runId', itemIndex) ?? '').trim();
 		const note = String(this.getNodeParameter('note', itemIndex, '') ?? '').trim();
 		const feedback = String(this.getNodeParameter('feedback', itemIndex) ?? '').trim();
-		return (await client.sendFeedback(runId, {
+		return await client.sendFeedback(runId, {
 			feedback,
 			...(note ? { note } : {}),
-		})) as IDataObject;
+		});
 	});
 }

@@ -1,6 +1,5 @@
 import {
 	updateDisplayOptions,
-	type IDataObject,
 	type IExecuteFunctions,
 	type INodeExecutionData,
 	type INodeProperties,
@@ -39,6 +38,6 @@ export async function execute(
 			this,
 			itemIndex,
 			catalogue.templates.map((template) => ({ ...template, locale: catalogue.locale })),
-		) as IDataObject[];
+		);
 	});
 }

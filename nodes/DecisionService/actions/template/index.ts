@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
-import * as getAll from './getMany.operation';
+import * as getMany from './getMany.operation';
 
-export { getAll };
+export { getMany };
 
 export const description: INodeProperties[] = [
 	{
@@ -20,5 +20,5 @@ export const description: INodeProperties[] = [
 			},
 		],
 	},
-	...getAll.description,
+	...getMany.description,
 ];

@@ -1,4 +1,8 @@
-/** The API's "Field and request bounds" table, plus the limits DESIGN.md fixes where the API is silent. */
+/**
+ * The constants the wire carries: bounds, patterns, enumerations and header names, as
+ * docs/api.md gives them (its "Field and request bounds" table, the Run and Decision fields,
+ * the rate-limit headers).
+ */
 export const BOUNDS = {
 	nameMax: 120,
 	slugMax: 64,
@@ -7,10 +11,7 @@ export const BOUNDS = {
 	levels: { min: 2, max: 10 },
 	labels: { min: 1, max: 50 },
 	labelThresholdDefault: 0.5,
-	/** Request bodies over this size get 413 `payload_too_large` (our choice; the API is silent). */
-	bodyMaxBytes: 1024 * 1024,
-	/** The API asks clients to allow at least 10 s; we default to 15 s. */
-	clientTimeoutMinMs: 10_000,
+	/** docs/api.md advises clients to allow at least 10 s; we default to 15 s. */
 	clientTimeoutDefaultMs: 15_000,
 } as const;
 
@@ -23,17 +24,15 @@ export const LOCALES = ['en', 'fr'] as const;
 export type Locale = (typeof LOCALES)[number];
 
 export const CONTEXT_FIELD_TYPES = ['string', 'number', 'boolean', 'object', 'array'] as const;
-export type ContextFieldType = (typeof CONTEXT_FIELD_TYPES)[number];
 
 export const RUN_STATUSES = ['ok', 'uncertain', 'pending'] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
 
+/** The engine a run reports. */
 export const ENGINES = ['jev', 'llm_fallback'] as const;
 export type EngineName = (typeof ENGINES)[number];
 
 /** Values of `options.engine` on a decide call. */
 export const FORCED_ENGINES = ['jev', 'llm'] as const;
-export type ForcedEngine = (typeof FORCED_ENGINES)[number];
 
 export const UNCERTAINTY_POLICIES = ['uncertain_branch', 'human_review'] as const;
 export type UncertaintyPolicy = (typeof UNCERTAINTY_POLICIES)[number];
@@ -47,3 +46,11 @@ export const ITEMS_FIELD = {
 	score: 'levels',
 	classify: 'labels',
 } as const satisfies Record<DecisionType, string>;
+
+/** Response headers of the per-key rate limit (lower-case, as HTTP libraries hand them over). */
+export const RATE_LIMIT_HEADERS = {
+	limit: 'x-ratelimit-limit',
+	remaining: 'x-ratelimit-remaining',
+	reset: 'x-ratelimit-reset',
+	retryAfter: 'retry-after',
+} as const;

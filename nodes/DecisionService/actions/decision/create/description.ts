@@ -1,21 +1,10 @@
-import {
-	updateDisplayOptions,
-	type IDataObject,
-	type IExecuteFunctions,
-	type INodeExecutionData,
-	type INodeProperties,
-} from 'n8n-workflow';
-import {
-	BOUNDS,
-	ITEMS_FIELD,
-	splitItemList,
-	type ContextFieldInput,
-	type CreateDecisionRequest,
-	type DecisionType,
-	type Locale,
-} from '../../../../src/contract';
-import { createDecisionClient } from '../../transport';
-import { localeOptions, runPerItem } from '../common';
+/**
+ * The editor's fields of Create: one block per shape (template, description, definition).
+ * Declarations only (n8n's property objects), hence the length.
+ */
+import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
+import { BOUNDS } from '../../../../../src/contract';
+import { localeOptions } from '../../common';
 
 const typeOptions = [
 	{ name: 'Route', value: 'route', description: 'Pick exactly one option' },
@@ -68,7 +57,7 @@ const properties: INodeProperties[] = [
 		displayOptions: { show: { createFrom: ['template'] } },
 	},
 	{
-		displayName: 'Description of the Decision',
+		displayName: 'What the Decision Should Do',
 		name: 'describe',
 		type: 'string',
 		typeOptions: { rows: 3 },
@@ -80,7 +69,7 @@ const properties: INodeProperties[] = [
 	},
 	{
 		displayName: 'Name',
-		name: 'name',
+		name: 'decisionName',
 		type: 'string',
 		default: '',
 		required: true,
@@ -89,7 +78,7 @@ const properties: INodeProperties[] = [
 	},
 	{
 		displayName: 'Type',
-		name: 'type',
+		name: 'decisionType',
 		type: 'options',
 		default: 'route',
 		options: typeOptions,
@@ -234,10 +223,9 @@ const properties: INodeProperties[] = [
 				description: 'Definition only: what the input of each call is',
 				displayOptions: { show: { '/createFrom': ['definition'] } },
 			},
-			{ displayName: 'Description', name: 'description', type: 'string', default: '' },
 			{
 				displayName: 'Name',
-				name: 'name',
+				name: 'customName',
 				type: 'string',
 				default: '',
 				description:
@@ -262,8 +250,16 @@ const properties: INodeProperties[] = [
 					'Explicit identifier; derived from the name by default. Creating twice with the same slug returns the existing decision.',
 			},
 			{
+				displayName: 'Summary',
+				name: 'summary',
+				type: 'string',
+				default: '',
+				description:
+					"Short description of the decision, shown in the app (the API's description field)",
+			},
+			{
 				displayName: 'Type',
-				name: 'type',
+				name: 'imposedType',
 				type: 'options',
 				default: 'route',
 				options: typeOptions,
@@ -278,113 +274,3 @@ export const description = updateDisplayOptions(
 	{ show: { resource: ['decision'], operation: ['create'] } },
 	properties,
 );
-
-interface AdditionalFields {
-	contextDescription?: string;
-	description?: string;
-	name?: string;
-	publish?: boolean;
-	slug?: string;
-	type?: DecisionType;
-}
-
-interface ListedItem {
-	key?: string;
-	description?: string;
-	threshold?: number;
-}
-
-function common(additional: AdditionalFields): Partial<CreateDecisionRequest> {
-	const fields: Partial<CreateDecisionRequest> = {};
-	if (additional.slug?.trim()) fields.slug = additional.slug.trim();
-	if (additional.description?.trim()) fields.description = additional.description.trim();
-	if (additional.publish === false) fields.publish = false;
-	return fields;
-}
-
-/** The POST /decisions body for one item, from the node's parameters. */
-export function buildCreateRequest(
-	context: IExecuteFunctions,
-	itemIndex: number,
-): CreateDecisionRequest {
-	const createFrom = context.getNodeParameter('createFrom', itemIndex) as string;
-	const additional = context.getNodeParameter(
-		'additionalFields',
-		itemIndex,
-		{},
-	) as AdditionalFields;
-	if (createFrom === 'template') {
-		return {
-			...common(additional),
-			template: context.getNodeParameter('template', itemIndex) as string,
-			locale: context.getNodeParameter('locale', itemIndex, 'en') as Locale,
-			...(additional.name?.trim() ? { name: additional.name.trim() } : {}),
-		};
-	}
-	if (createFrom === 'description') {
-		return {
-			...common(additional),
-			describe: context.getNodeParameter('describe', itemIndex) as string,
-			...(additional.name?.trim() ? { name: additional.name.trim() } : {}),
-			...(additional.type ? { type: additional.type } : {}),
-		};
-	}
-	const type = context.getNodeParameter('type', itemIndex) as DecisionType;
-	const itemsMode = context.getNodeParameter('itemsMode', itemIndex) as string;
-	let items: unknown;
-	if (itemsMode === 'text') {
-		const text = String(context.getNodeParameter('itemsText', itemIndex) ?? '');
-		// Only options may be one string in the API; levels and labels are split here, the same way.
-		items = type === 'route' ? text : splitItemList(text);
-	} else {
-		const listed = (
-			(context.getNodeParameter('itemsList', itemIndex, {}) as { item?: ListedItem[] }).item ?? []
-		).filter((entry) => entry.key?.trim());
-		items = listed.map((entry) => {
-			const name = entry.key!.trim();
-			const described = entry.description?.trim() ? { description: entry.description.trim() } : {};
-			if (type === 'score') return { label: name, ...described };
-			if (type === 'classify')
-				return {
-					key: name,
-					...described,
-					threshold: entry.threshold ?? BOUNDS.labelThresholdDefault,
-				};
-			return { key: name, ...described };
-		});
-	}
-	const fields = (
-		(context.getNodeParameter('contextFields', itemIndex, {}) as { field?: ContextFieldInput[] })
-			.field ?? []
-	)
-		.filter((field) => field.name?.trim())
-		.map((field) => ({
-			...field,
-			name: field.name.trim(),
-			...(field.description ? {} : { description: undefined }),
-		}));
-	const contextDescription = additional.contextDescription?.trim();
-	return {
-		...common(additional),
-		name: context.getNodeParameter('name', itemIndex) as string,
-		type,
-		instructions: context.getNodeParameter('instructions', itemIndex) as string,
-		...(fields.length || contextDescription
-			? { context: { ...(contextDescription ? { description: contextDescription } : {}), fields } }
-			: {}),
-		[ITEMS_FIELD[type]]: items,
-	} as CreateDecisionRequest;
-}
-
-export async function execute(
-	this: IExecuteFunctions,
-	items: INodeExecutionData[],
-): Promise<INodeExecutionData[][]> {
-	const client = await createDecisionClient(this);
-	return runPerItem(
-		this,
-		items,
-		async (itemIndex) =>
-			(await client.createDecision(buildCreateRequest(this, itemIndex))) as IDataObject,
-	);
-}

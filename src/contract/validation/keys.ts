@@ -1,7 +1,8 @@
-import { BOUNDS } from './bounds';
+import { BOUNDS } from '../constants';
 
 /**
- * Derives a slug or an item key from a human name (DESIGN.md): NFKD, strip combining marks,
+ * Derives a slug or an item key from a human name (docs/api.md only says the same name gives the
+ * same slug; the rule is ours, README "Where the API text is silent"): NFKD, strip combining marks,
  * lower-case, runs of anything but [a-z0-9] become one `-`, trim `-`, cut to 64 characters at a
  * `-` where one exists. The same name always gives the same result.
  */

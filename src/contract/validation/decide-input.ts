@@ -1,4 +1,4 @@
-import type { ContextField, ErrorDetail } from './resources';
+import type { ContextField, ErrorDetail } from '../resources';
 
 function typeName(value: unknown): string {
 	if (value === null) return 'null';

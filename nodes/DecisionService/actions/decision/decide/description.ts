@@ -1,0 +1,283 @@
+/** The editor's fields of Decide: decision, input, outputs and options (declarations only, hence the length). */
+import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
+import { toolDescriptionOf } from '../../../expressions';
+import { decisionLocator } from '../../common';
+
+const properties: INodeProperties[] = [
+	decisionLocator,
+	{
+		displayName: 'Input',
+		name: 'inputMode',
+		type: 'options',
+		noDataExpression: true,
+		default: 'mapFields',
+		options: [
+			{
+				name: 'Map Fields',
+				value: 'mapFields',
+				description: 'Fill in the context fields the decision declares',
+			},
+			{ name: 'Text', value: 'text', description: 'Send one free text' },
+			{
+				name: 'JSON',
+				value: 'json',
+				description: 'Send a JSON object (by default the whole item)',
+			},
+		],
+	},
+	{
+		displayName: 'Fields',
+		name: 'inputFields',
+		type: 'resourceMapper',
+		noDataExpression: true,
+		default: { mappingMode: 'defineBelow', value: null },
+		required: true,
+		typeOptions: {
+			loadOptionsDependsOn: ['decision.value'],
+			resourceMapper: {
+				resourceMapperMethod: 'getContextFields',
+				mode: 'add',
+				fieldWords: { singular: 'field', plural: 'fields' },
+				addAllFields: true,
+				multiKeyMatch: false,
+				supportAutoMap: true,
+				valuesLabel: 'Context Fields',
+				noFieldsError:
+					'Pick a decision to load its context fields. If it declares none, use Text or JSON input.',
+			},
+		},
+		displayOptions: { show: { inputMode: ['mapFields'] } },
+	},
+	{
+		displayName: 'Text',
+		name: 'text',
+		type: 'string',
+		typeOptions: { rows: 4 },
+		default: '={{ $json.text }}',
+		required: true,
+		description: 'The free text the decision is asked about',
+		displayOptions: { show: { inputMode: ['text'] } },
+	},
+	{
+		displayName: 'JSON',
+		name: 'jsonInput',
+		type: 'json',
+		default: '={{ $json }}',
+		required: true,
+		description: 'The input object; by default the whole incoming item',
+		displayOptions: { show: { inputMode: ['json'] } },
+	},
+	{
+		displayName: 'Output',
+		name: 'outputMode',
+		type: 'options',
+		noDataExpression: true,
+		// A tool answers its agent on one output, whatever this says (see tool.ts).
+		displayOptions: { hide: { '@tool': [true] } },
+		default: 'routeToOutputs',
+		options: [
+			{
+				name: 'Route to Outputs',
+				value: 'routeToOutputs',
+				description:
+					'One output per option, level or label, plus Uncertain, Pending Review and Other',
+			},
+			{ name: 'Single Output', value: 'singleOutput', description: 'Add the result to each item' },
+		],
+	},
+	{
+		displayName: 'Outputs',
+		name: 'routes',
+		type: 'resourceMapper',
+		noDataExpression: true,
+		default: { mappingMode: 'defineBelow', value: null },
+		required: true,
+		typeOptions: {
+			loadOptionsDependsOn: ['decision.value'],
+			resourceMapper: {
+				resourceMapperMethod: 'getRouteOutputs',
+				mode: 'map',
+				valuesLabel: 'Output names (optional)',
+				fieldWords: { singular: 'output', plural: 'outputs' },
+				addAllFields: true,
+				multiKeyMatch: false,
+				supportAutoMap: false,
+				noFieldsError: 'Pick a decision first: its options, levels or labels become the outputs.',
+			},
+		},
+		displayOptions: { show: { outputMode: ['routeToOutputs'], '@tool': [false] } },
+	},
+	{
+		displayName:
+			'Outputs never move: a refresh keeps every output where it is, adds new options at the end, marks options the service no longer has (remove them here when you want) and keeps an "Error (kept in place)" output where the error output was. Score items go to the level at round(raw_score); classify items go to every retained label.',
+		name: 'routesNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { outputMode: ['routeToOutputs'], '@tool': [false] } },
+	},
+	// The tool variant: the same list, loaded when the decision is picked, names the answers in
+	// the description the agent reads. Nothing to fill in.
+	{
+		displayName: 'Answers',
+		name: 'routes',
+		type: 'resourceMapper',
+		noDataExpression: true,
+		default: { mappingMode: 'defineBelow', value: null },
+		typeOptions: {
+			loadOptionsDependsOn: ['decision.value'],
+			resourceMapper: {
+				resourceMapperMethod: 'getRouteOutputs',
+				mode: 'map',
+				valuesLabel: 'Answers the decision can give (loaded from it, nothing to fill in)',
+				fieldWords: { singular: 'answer', plural: 'answers' },
+				addAllFields: true,
+				multiKeyMatch: false,
+				supportAutoMap: false,
+				noFieldsError: 'Pick a decision first: its answers are listed in the tool description.',
+			},
+		},
+		displayOptions: { show: { '@tool': [true] } },
+	},
+	{
+		displayName:
+			"As a tool, Decide answers the agent with the compact result (the answer, status, confidence, review URL, run ID) or a short error text, whatever the output settings. The agent reads the decision's question and answers in the tool description.",
+		name: 'toolNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { '@tool': [true] } },
+	},
+	{
+		displayName: 'Tool Description',
+		name: 'descriptionType',
+		type: 'options',
+		noDataExpression: true,
+		default: 'fromDecision',
+		options: [
+			{
+				name: 'From the Decision',
+				value: 'fromDecision',
+				description: "The decision's question and answers, as loaded above",
+			},
+			{ name: 'Set Manually', value: 'manual', description: 'Write the description yourself' },
+		],
+		displayOptions: { show: { '@tool': [true] } },
+	},
+	// Declaring toolDescription keeps n8n from adding its own, whose automatic text cannot name the
+	// decision. n8n resolves an expression here when it builds the tool (see expressions.ts).
+	{
+		displayName: 'Description',
+		name: 'toolDescription',
+		type: 'hidden',
+		default: `={{(${toolDescriptionOf})($parameter)}}`,
+		displayOptions: { show: { '@tool': [true], descriptionType: ['fromDecision'] } },
+	},
+	{
+		displayName: 'Description',
+		name: 'toolDescription',
+		type: 'string',
+		typeOptions: { rows: 3 },
+		default: '',
+		required: true,
+		description: 'What the agent reads about this tool: what it decides and the answers it gives',
+		displayOptions: { show: { '@tool': [true], descriptionType: ['manual'] } },
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Concurrency',
+				name: 'concurrency',
+				type: 'number',
+				typeOptions: { minValue: 1, maxValue: 50 },
+				default: 5,
+				description:
+					"How many items are decided at once. The plan's rate limit is respected whatever this is.",
+			},
+			{
+				displayName: 'Engine',
+				name: 'engine',
+				type: 'options',
+				default: 'auto',
+				options: [
+					{
+						name: 'Automatic',
+						value: 'auto',
+						description: 'The primary engine, with the fallback when it does not answer',
+					},
+					{ name: 'Primary (Jev)', value: 'jev' },
+					{ name: 'LLM Fallback', value: 'llm' },
+				],
+			},
+			{
+				displayName: 'Max Wait on Rate Limit (Seconds)',
+				name: 'maxRateLimitWait',
+				type: 'number',
+				typeOptions: { minValue: 0 },
+				default: 120,
+				description: "Longest time one item may wait for the plan's rate limit before it fails",
+			},
+			{
+				displayName: 'Result Field',
+				name: 'resultField',
+				type: 'string',
+				default: 'decision',
+				description: 'Name of the field the result is written to on each item',
+				displayOptions: { hide: { '@tool': [true] } },
+			},
+			{
+				displayName: 'Simplify',
+				name: 'simplify',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to return only the answer, status, confidence and run ID instead of the full run',
+				displayOptions: { hide: { '@tool': [true] } },
+			},
+			{
+				displayName: 'Timeout (Seconds)',
+				name: 'timeout',
+				type: 'number',
+				typeOptions: { minValue: 10 },
+				default: 15,
+				description: 'How long to wait for each answer; the service asks for at least 10 seconds',
+			},
+			{
+				displayName: 'Validate Input Locally',
+				name: 'validateInput',
+				type: 'boolean',
+				default: true,
+				description:
+					'Whether to check required fields and types before calling, so an invalid item fails alone and spends no quota',
+			},
+			{
+				displayName: 'Version',
+				name: 'version',
+				type: 'number',
+				typeOptions: { minValue: 0 },
+				default: 0,
+				description: 'Version to run; 0 runs the live version',
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['decision'], operation: ['decide'] } },
+	properties,
+);
+
+/** Decide's options as the node reads them (the API's own `options` is DecideRequestOptions). */
+export interface DecideNodeOptions {
+	concurrency?: number;
+	engine?: 'auto' | 'jev' | 'llm';
+	maxRateLimitWait?: number;
+	resultField?: string;
+	simplify?: boolean;
+	timeout?: number;
+	validateInput?: boolean;
+	version?: number;
+}

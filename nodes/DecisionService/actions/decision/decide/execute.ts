@@ -1,0 +1,229 @@
+/**
+ * Decide: prepare every item (anything that fails locally fails before a request, so it spends no
+ * quota), decide the prepared ones a few at a time, then put each answer on its outputs.
+ */
+import {
+	NodeOperationError,
+	deepCopy,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type ResourceMapperValue,
+} from 'n8n-workflow';
+import {
+	DecisionServiceError,
+	forEachBounded,
+	type DecisionClient,
+} from '../../../../../src/client';
+import type { Decision, RunAnswer } from '../../../../../src/contract';
+import { validateDecideInput } from '../../../../../src/contract/validation';
+import { toNodeError } from '../../../errors';
+import { createDecisionClient } from '../../../transport';
+import type { DecideNodeOptions } from './description';
+import { inputFor, slugOf, type DecideInput } from './input';
+import { AnswerMemo, answerMemo } from './answer-memo';
+import { errorObject, failedItemJson } from './failed-item';
+import {
+	answerOf,
+	itemPerTarget,
+	otherNote,
+	routeLayout,
+	targetsFor,
+	type RouteLayout,
+} from './routing';
+import { answerToolCall, runsAsTool } from './tool';
+
+type Prepared = { slug: string; input: DecideInput } | { error: Error };
+
+/** The problems of an input against its decision's declared fields, as one error naming the item. */
+function validationError(
+	context: IExecuteFunctions,
+	decision: Decision,
+	input: DecideInput,
+	itemIndex: number,
+): NodeOperationError | undefined {
+	const problems = validateDecideInput(decision.context.fields, input);
+	if (!problems.length) return undefined;
+	const listed = problems
+		.map((problem) => `field "${problem.field.replace(/^input\./, '')}" ${problem.message}`)
+		.join('; ');
+	return new NodeOperationError(context.getNode(), `Item ${itemIndex}: ${listed}`, {
+		itemIndex,
+		description: `Decision "${decision.slug}" declares these fields. No request was sent for this item, so no quota was spent.`,
+	});
+}
+
+/** Every item's slug and input, checked against its decision unless the user turned that off. */
+async function prepareItems(
+	context: IExecuteFunctions,
+	items: INodeExecutionData[],
+	client: DecisionClient,
+	validate: boolean,
+): Promise<Prepared[]> {
+	const continueOnFail = context.continueOnFail();
+	const decisions = new Map<string, Promise<Decision>>();
+	const prepared: Prepared[] = [];
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		try {
+			const slug = slugOf(context, itemIndex);
+			if (!slug) {
+				throw new NodeOperationError(context.getNode(), `Item ${itemIndex}: no decision selected`, {
+					itemIndex,
+				});
+			}
+			const input = inputFor(context, items[itemIndex], itemIndex);
+			if (validate) {
+				if (!decisions.has(slug)) decisions.set(slug, client.getDecision(slug));
+				const invalid = validationError(context, await decisions.get(slug)!, input, itemIndex);
+				if (invalid) throw invalid;
+			}
+			prepared.push({ slug, input });
+		} catch (error) {
+			const nodeError = toNodeError(context.getNode(), error, itemIndex);
+			if (!continueOnFail) throw nodeError;
+			prepared.push({ error: nodeError });
+		}
+	}
+	return prepared;
+}
+
+/**
+ * One run (or error) per prepared item, `concurrency` at a time. After a failure without
+ * continue-on-fail nothing more is sent; Stop aborts requests in flight and rate-limit waits, and
+ * no item starts after it.
+ */
+async function decideAll(
+	context: IExecuteFunctions,
+	client: DecisionClient,
+	prepared: Prepared[],
+	options: DecideNodeOptions,
+): Promise<Array<RunAnswer | Error>> {
+	const continueOnFail = context.continueOnFail();
+	const signal = context.getExecutionCancelSignal();
+	const asked = {
+		version: options.version ? options.version : undefined,
+		engine: options.engine && options.engine !== 'auto' ? options.engine : undefined,
+	};
+	const requestOptions = { ...asked, signal };
+	const results = new Array<RunAnswer | Error>(prepared.length);
+	const executionId = context.getExecutionId();
+	const nodeName = context.getNode().name;
+	let firstFailure: Error | undefined;
+	const fail = (itemIndex: number, error: unknown) => {
+		const nodeError = toNodeError(context.getNode(), error, itemIndex);
+		if (!continueOnFail) firstFailure ??= nodeError;
+		results[itemIndex] = nodeError;
+	};
+	await forEachBounded(
+		prepared.length,
+		options.concurrency ?? 5,
+		async (itemIndex) => {
+			const entry = prepared[itemIndex];
+			if ('error' in entry) {
+				results[itemIndex] = entry.error;
+				return;
+			}
+			const key = AnswerMemo.key({
+				executionId,
+				nodeName,
+				itemIndex,
+				request: { slug: entry.slug, input: entry.input, ...asked },
+			});
+			const remembered = answerMemo.get(key);
+			if (remembered) {
+				if ('run' in remembered) results[itemIndex] = remembered.run;
+				else fail(itemIndex, remembered.chargedFailure);
+				return;
+			}
+			try {
+				const run = await client.decide(entry.slug, entry.input, requestOptions);
+				answerMemo.set(key, { run });
+				results[itemIndex] = run;
+			} catch (error) {
+				// Not sent again in this execution: the service may have run (and charged) it.
+				if (error instanceof DecisionServiceError && error.mayHaveBeenCharged) {
+					answerMemo.set(key, { chargedFailure: error });
+				}
+				fail(itemIndex, error);
+			}
+		},
+		() => firstFailure !== undefined || signal?.aborted === true,
+	);
+	if (firstFailure) throw firstFailure;
+	return results;
+}
+
+/**
+ * Each result on its outputs (failed items, under continue-on-fail, on Other or the only output,
+ * and, with n8n's error output, also on every output kept where the error output used to be).
+ * An item sent to several outputs (classify) is a separate copy on each, so a branch that edits
+ * its item cannot change another branch's.
+ */
+function placeResults(
+	items: INodeExecutionData[],
+	results: Array<RunAnswer | Error>,
+	layout: RouteLayout | undefined,
+	options: DecideNodeOptions,
+	usesErrorOutput: boolean,
+): INodeExecutionData[][] {
+	const outputs: INodeExecutionData[][] = Array.from(
+		{ length: layout ? layout.count : 1 },
+		() => [],
+	);
+	const resultField = options.resultField?.trim() || 'decision';
+	results.forEach((result, itemIndex) => {
+		const pairedItem = { item: itemIndex };
+		const item = items[itemIndex];
+		if (result instanceof Error) {
+			outputs[layout ? layout.other : 0].push({
+				json: failedItemJson(item, result, usesErrorOutput),
+				pairedItem,
+			});
+			// What n8n's error output would hold: the item's fields and the error.
+			for (const keeper of layout && usesErrorOutput ? layout.errorKeepers : []) {
+				outputs[keeper].push({
+					json: { ...deepCopy(item.json), error: errorObject(result) },
+					pairedItem,
+				});
+			}
+			return;
+		}
+		const answer = answerOf(result, options.simplify === true);
+		const note = layout ? otherNote(result, layout) : undefined;
+		if (note) answer.routing_note = note;
+		const json = { ...item.json, [resultField]: answer };
+		const targets = layout ? targetsFor(result, layout) : [0];
+		for (const [target, each] of itemPerTarget(
+			{ json, binary: item.binary, pairedItem },
+			targets,
+		)) {
+			outputs[target].push(each);
+		}
+	});
+	return outputs;
+}
+
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+): Promise<INodeExecutionData[][]> {
+	const options = this.getNodeParameter('options', 0, {}) as DecideNodeOptions;
+	const client = await createDecisionClient(this, {
+		concurrency: options.concurrency ?? 5,
+		timeoutMs: (options.timeout ?? 15) * 1000,
+		maxRateLimitWaitMs: (options.maxRateLimitWait ?? 120) * 1000,
+	});
+	// A pinned version's fields may differ from the live version's (the only ones GET returns):
+	// the service checks them instead, and its 400 is not charged.
+	const validate = options.validateInput !== false && !options.version;
+	const decideEach = async () =>
+		await decideAll(this, client, await prepareItems(this, items, client, validate), options);
+	if (runsAsTool(this)) return await answerToolCall(items, decideEach);
+	let layout: RouteLayout | undefined;
+	if (this.getNodeParameter('outputMode', 0) === 'routeToOutputs') {
+		const routes = this.getNodeParameter('routes', 0) as ResourceMapperValue;
+		layout = routeLayout(routes.schema ?? []);
+	}
+	const results = await decideEach();
+	const usesErrorOutput = this.getNode().onError === 'continueErrorOutput';
+	return placeResults(items, results, layout, options, usesErrorOutput);
+}

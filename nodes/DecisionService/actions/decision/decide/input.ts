@@ -1,0 +1,96 @@
+/** Reads one item's decide input in the three modes (Map Fields, Text, JSON) and its decision slug. */
+import {
+	NodeOperationError,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type ResourceMapperValue,
+} from 'n8n-workflow';
+
+export type DecideInput = string | Record<string, unknown>;
+
+function parseJsonInput(
+	context: IExecuteFunctions,
+	raw: unknown,
+	itemIndex: number,
+): Record<string, unknown> {
+	let value = raw;
+	if (typeof raw === 'string') {
+		try {
+			value = JSON.parse(raw);
+		} catch {
+			throw new NodeOperationError(
+				context.getNode(),
+				`Item ${itemIndex}: the JSON input is not valid JSON`,
+				{
+					itemIndex,
+				},
+			);
+		}
+	}
+	if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+		throw new NodeOperationError(
+			context.getNode(),
+			`Item ${itemIndex}: the JSON input must be an object`,
+			{
+				itemIndex,
+			},
+		);
+	}
+	return value as Record<string, unknown>;
+}
+
+function textInput(context: IExecuteFunctions, itemIndex: number): string {
+	const text = context.getNodeParameter('text', itemIndex) as unknown;
+	if (typeof text !== 'string' || text.trim() === '') {
+		throw new NodeOperationError(context.getNode(), `Item ${itemIndex}: the Text input is empty`, {
+			itemIndex,
+			description: 'Set Text to the item field that holds the text, for example {{ $json.body }}.',
+		});
+	}
+	return text;
+}
+
+function mappedInput(
+	context: IExecuteFunctions,
+	item: INodeExecutionData,
+	itemIndex: number,
+): Record<string, unknown> {
+	// n8n's own check of the mapper would fail a missing field with a generic message; the
+	// validation in execute names the item and the field, using the decision's context fields.
+	const mapper = context.getNodeParameter('inputFields', itemIndex, undefined, {
+		skipValidation: true,
+	}) as ResourceMapperValue;
+	const fields = (mapper.schema ?? []).map((field) => field.id);
+	if (mapper.mappingMode === 'autoMapInputData') {
+		// Auto-map: the item's own fields of the same names.
+		const picked: Record<string, unknown> = {};
+		for (const name of fields) if (item.json[name] !== undefined) picked[name] = item.json[name];
+		return fields.length ? picked : { ...item.json };
+	}
+	const values = (mapper.value ?? {}) as Record<string, unknown>;
+	const input: Record<string, unknown> = {};
+	for (const [name, value] of Object.entries(values)) {
+		if (value !== undefined && value !== null && value !== '') input[name] = value;
+	}
+	return input;
+}
+
+/** The input one item sends, in the node's input mode. Throws, naming the item, when it has none. */
+export function inputFor(
+	context: IExecuteFunctions,
+	item: INodeExecutionData,
+	itemIndex: number,
+): DecideInput {
+	const mode = context.getNodeParameter('inputMode', itemIndex) as string;
+	if (mode === 'text') return textInput(context, itemIndex);
+	if (mode === 'json') {
+		return parseJsonInput(context, context.getNodeParameter('jsonInput', itemIndex), itemIndex);
+	}
+	return mappedInput(context, item, itemIndex);
+}
+
+/** The decision slug of one item (the locator may be an expression). */
+export function slugOf(context: IExecuteFunctions, itemIndex: number): string {
+	const value = context.getNodeParameter('decision', itemIndex, '', { extractValue: true });
+	return String(value ?? '').trim();
+}

@@ -1,0 +1,156 @@
+/**
+ * Where a run goes, and what is written on its item: pure functions of the run and the saved
+ * Outputs list, with no n8n context, so every status and type is unit-tested (test/unit/routing).
+ */
+import { deepCopy, type IDataObject, type INodeExecutionData } from 'n8n-workflow';
+import { RUN_STATUSES, levelOf, type RunAnswer } from '../../../../../src/contract';
+import { NO_LABEL_KEY, SLOT } from '../../../outputs';
+
+/** One entry of the saved Outputs list (a resource-mapper field), or a bare key for a list saved as keys. */
+export interface OutputSlot {
+	id: string;
+	removed?: boolean;
+	display?: boolean;
+}
+
+/** Output index of each route key and of the fixed outputs, as configuredOutputs (outputs.ts) lays them out. */
+export interface RouteLayout {
+	indexOf: Map<string, number>;
+	noLabel?: number;
+	uncertain: number;
+	pending: number;
+	other: number;
+	/** Outputs standing where n8n's error output was before a refresh added outputs (see outputs.ts). */
+	errorKeepers: number[];
+	count: number;
+}
+
+const FIXED_SLOTS = [SLOT.uncertain, SLOT.pending, SLOT.other] as const;
+
+/**
+ * The layout of the saved Outputs list: one output per shown entry in saved order (hidden entries
+ * carry data; keys the user removed have none), the fixed outputs where the list has them, or
+ * after everything for a list saved as keys only. Mirrors configuredOutputs, which must stay
+ * self-contained; a unit test holds the two together.
+ */
+export function routeLayout(schema: ReadonlyArray<string | OutputSlot>): RouteLayout {
+	const indexOf = new Map<string, number>();
+	const fixedAt = new Map<string, number>();
+	const errorKeepers: number[] = [];
+	let count = 0;
+	for (const entry of schema) {
+		const slot: OutputSlot = typeof entry === 'string' ? { id: entry } : entry;
+		if (slot.display === false) continue;
+		const isFixed = (FIXED_SLOTS as readonly string[]).includes(slot.id);
+		const isKeeper = slot.id.startsWith(SLOT.errorKeeperPrefix);
+		if (slot.removed === true && !isFixed) continue;
+		if (isFixed) fixedAt.set(slot.id, count);
+		else if (isKeeper) errorKeepers.push(count);
+		else indexOf.set(slot.id, count);
+		count++;
+	}
+	for (const id of FIXED_SLOTS) if (!fixedAt.has(id)) fixedAt.set(id, count++);
+	return {
+		indexOf,
+		noLabel: indexOf.get(NO_LABEL_KEY),
+		uncertain: fixedAt.get(SLOT.uncertain)!,
+		pending: fixedAt.get(SLOT.pending)!,
+		other: fixedAt.get(SLOT.other)!,
+		errorKeepers,
+		count,
+	};
+}
+
+const KNOWN_STATUSES: readonly string[] = RUN_STATUSES;
+
+function outside(value: number | undefined, min: number, max: number): boolean {
+	return value !== undefined && !(value >= min && value <= max);
+}
+
+/**
+ * Why a run cannot be routed by its answer (a status this node does not know, numbers out of
+ * their range), or undefined when it can. Such a run goes to Other with the note.
+ */
+export function anomalyOf(run: RunAnswer): string | undefined {
+	if (!KNOWN_STATUSES.includes(run.status)) {
+		return `status "${run.status}" is not one this node knows (${RUN_STATUSES.join(', ')}); update the package`;
+	}
+	if (outside(run.confidence, 0, 1)) return `confidence ${run.confidence} is outside 0 to 1`;
+	if (outside(run.score, 0, 100)) return `score ${run.score} is outside 0 to 100`;
+	const probability = Object.entries(run.probabilities ?? {}).find(([, value]) =>
+		outside(value, 0, 1),
+	);
+	if (probability)
+		return `probability of "${probability[0]}" (${probability[1]}) is outside 0 to 1`;
+	return undefined;
+}
+
+/**
+ * The outputs a run goes to, lowest index first. Pending and uncertain runs go to their outputs;
+ * a classify run to every retained label (No Label when none); a route run to its choice; a score
+ * run to its level. A key the layout does not know, or a run anomalyOf refuses, goes to Other, so
+ * nothing is dropped.
+ */
+export function targetsFor(run: RunAnswer, layout: RouteLayout): number[] {
+	if (anomalyOf(run) !== undefined) return [layout.other];
+	if (run.status === 'pending') return [layout.pending];
+	if (run.status === 'uncertain') return [layout.uncertain];
+	if (run.labels !== undefined) {
+		if (run.labels.length === 0) return [layout.noLabel ?? layout.other];
+		const targets = new Set(run.labels.map((label) => layout.indexOf.get(label) ?? layout.other));
+		return [...targets].sort((a, b) => a - b);
+	}
+	const key = run.choice ?? levelOf(run);
+	return [key === undefined ? layout.other : (layout.indexOf.get(key) ?? layout.other)];
+}
+
+/** Why a run reached Other, in words for the item; undefined when it did not. */
+export function otherNote(run: RunAnswer, layout: RouteLayout): string | undefined {
+	const anomaly = anomalyOf(run);
+	if (anomaly) return `Sent to Other: ${anomaly}.`;
+	if (!targetsFor(run, layout).includes(layout.other)) return undefined;
+	const keys = run.labels ?? [run.choice ?? levelOf(run)];
+	const unknown = keys.filter((key) => key === undefined || !layout.indexOf.has(key));
+	const named = unknown.map((key) => (key === undefined ? 'no answer' : `"${key}"`)).join(', ');
+	return `Sent to Other: ${named || 'no label'} is not in the Outputs list; refresh it to route such answers.`;
+}
+
+/**
+ * The item for each of its target outputs: the first as given, the others deep copies, so a
+ * branch that edits its item (a Code node mutating it, say) cannot change another branch's.
+ */
+export function itemPerTarget(
+	item: INodeExecutionData,
+	targets: readonly number[],
+): Array<[number, INodeExecutionData]> {
+	return targets.map((target, index) => [
+		target,
+		index === 0 ? item : { ...item, json: deepCopy(item.json) },
+	]);
+}
+
+/** The compact answer: what a workflow branch or an AI agent needs, nothing else. */
+export function simplifyRun(run: RunAnswer): IDataObject {
+	const answer: IDataObject = {
+		run_id: run.run_id,
+		status: run.status,
+		confidence: run.confidence,
+	};
+	if (run.choice !== undefined) answer.choice = run.choice;
+	if (run.score !== undefined) {
+		answer.score = run.score;
+		answer.level = levelOf(run);
+	}
+	if (run.labels !== undefined) answer.labels = run.labels;
+	if (run.review_url !== undefined) answer.review_url = run.review_url;
+	return answer;
+}
+
+/** What is written on the item: the whole run (with its level when scored), or the compact answer. */
+export function answerOf(run: RunAnswer, simplify: boolean): IDataObject {
+	if (simplify) return simplifyRun(run);
+	// A run is parsed JSON, so every value is JSON: what IDataObject holds.
+	const answer = { ...run } as IDataObject;
+	if (run.raw_score !== undefined) answer.level = levelOf(run);
+	return answer;
+}

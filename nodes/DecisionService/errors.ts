@@ -1,0 +1,151 @@
+/**
+ * The client's errors as n8n errors: the client's neutral message, plus a hint in the editor's
+ * words (the credential, the node's options) as the description. The API key is never in either.
+ */
+import { NodeApiError, NodeOperationError, type INode, type JsonObject } from 'n8n-workflow';
+import {
+	AbortedError,
+	DecisionNotLiveError,
+	DecisionServiceError,
+	GenerationFailedError,
+	GenerationUnavailableError,
+	InvalidRequestError,
+	LocalValidationError,
+	NetworkError,
+	NotFoundError,
+	PayloadTooLargeError,
+	QuotaExceededError,
+	RateLimitedError,
+	RedirectError,
+	ResponseFormatError,
+	ServerError,
+	TimeoutError,
+	UnauthorizedError,
+} from '../../src/client';
+
+type ErrorClass = abstract new (...args: never[]) => DecisionServiceError;
+
+const NOT_REPEATED =
+	'It was not repeated because the service may have run (and charged) it; check the run history before sending it again.';
+
+/** Hints by class, most specific first (the first `instanceof` match wins). */
+const HINTS: Array<[ErrorClass, (error: DecisionServiceError) => string]> = [
+	[
+		LocalValidationError,
+		() => 'No request was sent, so nothing was charged. Fix the fields named above.',
+	],
+	[InvalidRequestError, () => 'Fix the fields named above. Refused requests are not charged.'],
+	[
+		QuotaExceededError,
+		(error) =>
+			`Wait for the reset or upgrade the plan${(error as QuotaExceededError).upgradeUrl ? `: ${(error as QuotaExceededError).upgradeUrl}` : ''}.`,
+	],
+	[
+		RateLimitedError,
+		() =>
+			'Raise "Max Wait on Rate Limit" in the options, send fewer items per run, or move to a plan with a higher rate limit.',
+	],
+	[
+		UnauthorizedError,
+		() =>
+			'Check the API key in the credential: it may be mistyped, revoked, or meant for another base URL.',
+	],
+	[NotFoundError, () => "Check the slug or ID; runs are purged after the plan's retention period."],
+	[
+		DecisionNotLiveError,
+		() =>
+			'Publish the decision in the app, or pick a published version with "Version" in the options.',
+	],
+	[PayloadTooLargeError, () => 'Send a smaller input (the request body must stay under 1 MiB).'],
+	[
+		GenerationUnavailableError,
+		() => 'Create the decision from a template or from a definition instead.',
+	],
+	[
+		GenerationFailedError,
+		() => 'Rephrase the description, name the options, or give a definition instead.',
+	],
+	[
+		ServerError,
+		(error) =>
+			error.mayHaveBeenCharged
+				? `A gateway answered instead of the service. ${NOT_REPEATED}`
+				: 'The service had a problem; try again later.',
+	],
+	[
+		ResponseFormatError,
+		(error) =>
+			`${error.mayHaveBeenCharged ? `${NOT_REPEATED} ` : ''}${
+				error.details === undefined
+					? "Check that the credential's Base URL points at the Decision Service API and ends with /v1."
+					: 'The service may be newer than this node: update the package.'
+			}`,
+	],
+	[
+		TimeoutError,
+		(error) =>
+			error.mayHaveBeenCharged
+				? `${NOT_REPEATED} Raise "Timeout" in the options if the service is slow.`
+				: 'Raise "Timeout" in the options, or try again later.',
+	],
+	[
+		NetworkError,
+		(error) =>
+			error.mayHaveBeenCharged
+				? NOT_REPEATED
+				: 'Check the base URL in the credential and the network, then try again.',
+	],
+	[
+		RedirectError,
+		() =>
+			'The service (or a gateway in front of it) answered with a redirect, which is never followed. Check the base URL in the credential.',
+	],
+	[AbortedError, () => 'The execution was stopped.'],
+];
+
+/** What the user can do about a client error, in the editor's words. */
+export function hintFor(error: DecisionServiceError): string | undefined {
+	const entry = HINTS.find(([errorClass]) => error instanceof errorClass);
+	return entry?.[1](error);
+}
+
+/** "Item 3: …", so a message names the item it is about (once). */
+function forItem(message: string, itemIndex: number | undefined): string {
+	return itemIndex === undefined || message.startsWith('Item ')
+		? message
+		: `Item ${itemIndex}: ${message}`;
+}
+
+/** An n8n error for a client error: message and hint a user can act on, never the key. */
+export function toNodeError(
+	node: INode,
+	error: unknown,
+	itemIndex?: number,
+): NodeApiError | NodeOperationError {
+	if (error instanceof LocalValidationError) {
+		const refused = new NodeOperationError(node, forItem(error.message, itemIndex), {
+			itemIndex,
+			description: hintFor(error),
+		});
+		refused.context.mayHaveBeenCharged = false;
+		return refused;
+	}
+	if (error instanceof DecisionServiceError) {
+		// The service's code under a key n8n does not read as an HTTP status (it would rewrite the message).
+		const message = forItem(error.message, itemIndex);
+		const response: JsonObject = { message, serviceCode: error.code };
+		const apiError = new NodeApiError(node, response, {
+			message,
+			description: hintFor(error),
+			httpCode: error.status === undefined ? undefined : String(error.status),
+			itemIndex,
+		});
+		// Read by Decide for the `error` object of a failed item.
+		apiError.context.serviceCode = error.code;
+		apiError.context.mayHaveBeenCharged = error.mayHaveBeenCharged;
+		return apiError;
+	}
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
+	const message = error instanceof Error ? error.message : String(error);
+	return new NodeOperationError(node, message, { itemIndex });
+}

@@ -1,0 +1,51 @@
+/** Reads a 2xx body with the contract's schema; anything else is a ResponseFormatError naming the field. */
+import type { ZodMiniType } from 'zod/v4/mini';
+import { ResponseFormatError, scrubSecrets } from './errors';
+import type { TransportResponse } from './transport';
+
+function valueAt(body: unknown, path: readonly PropertyKey[]): unknown {
+	let value: unknown = body;
+	for (const key of path) {
+		if (typeof value !== 'object' || value === null) return undefined;
+		value = (value as Record<PropertyKey, unknown>)[key];
+	}
+	return value;
+}
+
+export function parseAnswer<T>(
+	response: TransportResponse,
+	schema: ZodMiniType<T>,
+	context: { label: string; secrets: readonly string[]; mayHaveBeenCharged: boolean },
+): T {
+	let json: unknown;
+	try {
+		json = JSON.parse(response.body);
+	} catch {
+		// src/ is n8n-free; the node turns every client error into a NodeApiError (nodes/…/errors.ts).
+		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error
+		throw new ResponseFormatError({
+			code: 'invalid_response',
+			status: response.status,
+			mayHaveBeenCharged: context.mayHaveBeenCharged,
+			message: `The Decision Service answered ${context.label} with status ${response.status} but a body that is not JSON.`,
+		});
+	}
+	const parsed = schema.safeParse(json);
+	if (parsed.success) return parsed.data;
+	const issue = parsed.error.issues[0];
+	const field = issue.path.map(String).join('.') || '(body)';
+	const received = JSON.stringify(valueAt(json, issue.path)) ?? 'nothing';
+	throw new ResponseFormatError({
+		code: 'invalid_response',
+		status: response.status,
+		mayHaveBeenCharged: context.mayHaveBeenCharged,
+		details: parsed.error.issues.map((each) => ({
+			field: each.path.map(String).join('.'),
+			message: each.message,
+		})),
+		message: scrubSecrets(
+			`Unexpected answer to ${context.label}: field "${field}" ${issue.message.toLowerCase()} (received ${received.slice(0, 80)}).`,
+			context.secrets,
+		),
+	});
+}

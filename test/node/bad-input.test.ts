@@ -1,0 +1,180 @@
+/**
+ * A corpus of bad inputs a careless user or an upstream node can produce. Each gets a message
+ * naming the item and the field, spends no quota, and leaves the other items routed.
+ */
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
+import { decide } from './helpers';
+
+let sb: TestSandbox;
+beforeAll(async () => {
+	sb = await startTestSandbox();
+});
+afterAll(async () => sb.close());
+beforeEach(async () => {
+	await sb.control('POST', '/reset');
+});
+
+/** The good items send their body as text; the bad ones their `text` (or nothing). */
+const TEXT_OR_BODY =
+	'={{ "text" in $json ? $json.text : $json.subject === undefined ? undefined : $json.body }}';
+const good = {
+	subject: 'Refund',
+	body: 'I was charged twice on my invoice, please refund the payment.',
+};
+
+/** [case, the bad item, the node parameters, what its message must say] */
+const corpus: Array<[string, IDataObject, INodeParameters, RegExp]> = [
+	[
+		'JSON input not valid JSON',
+		{ raw: '{"subject": ' },
+		{ jsonInput: '={{ $json.raw ?? $json }}' },
+		/Item 1: the JSON input is not valid JSON/,
+	],
+	[
+		'JSON input an array',
+		{ list: [1, 2] },
+		{ jsonInput: '={{ $json.list ?? $json }}' },
+		/Item 1: the JSON input must be an object/,
+	],
+	[
+		'JSON input a number',
+		{ n: 7 },
+		{ jsonInput: '={{ $json.n ?? $json }}' },
+		/Item 1: the JSON input must be an object/,
+	],
+	['a required field missing', { body: 'no subject' }, {}, /Item 1: field "subject" is required/],
+	[
+		'a required field empty',
+		{ subject: '', body: 'empty subject' },
+		{},
+		/Item 1: field "subject" is required/,
+	],
+	[
+		'a required field null',
+		{ subject: null, body: 'null subject' },
+		{},
+		/Item 1: field "subject" is required/,
+	],
+	[
+		'a string field given a number',
+		{ subject: 42, body: 'numeric subject' },
+		{},
+		/Item 1: field "subject" must be a string, got number/,
+	],
+	[
+		'a string field given an object',
+		{ subject: { a: 1 }, body: 'object subject' },
+		{},
+		/Item 1: field "subject" must be a string, got object/,
+	],
+	[
+		'a string field given an array',
+		{ subject: ['a'], body: 'array subject' },
+		{},
+		/Item 1: field "subject" must be a string, got array/,
+	],
+	[
+		'Text input empty',
+		{ text: '' },
+		{ inputMode: 'text', text: TEXT_OR_BODY },
+		/Item 1: the Text input is empty/,
+	],
+	[
+		'Text input only spaces',
+		{ text: '   \n ' },
+		{ inputMode: 'text', text: TEXT_OR_BODY },
+		/Item 1: the Text input is empty/,
+	],
+	[
+		'Text input missing',
+		{},
+		{ inputMode: 'text', text: TEXT_OR_BODY },
+		/Item 1: the Text input is empty/,
+	],
+	[
+		'a slug that is not a slug',
+		{ slug: 'Ticket Routing!' },
+		{ decision: { __rl: true, mode: 'slug', value: '={{ $json.slug ?? "ticket-routing" }}' } },
+		/Item 1: .*slug "Ticket Routing!" is not a valid slug/,
+	],
+	[
+		'no decision at all',
+		{ slug: '' },
+		{ decision: { __rl: true, mode: 'slug', value: '={{ $json.slug ?? "ticket-routing" }}' } },
+		/Item 1: no decision selected/,
+	],
+];
+
+describe('bad inputs', () => {
+	it.each(corpus)(
+		'%s: named, not charged, the others routed',
+		async (_name, bad, parameters, message) => {
+			const before = (await sb.usage(DEMO_KEYS.pro)).used;
+			const result = await decide({
+				slug: 'ticket-routing',
+				items: [good, bad, good],
+				credentials: { apiKey: DEMO_KEYS.pro, baseUrl: sb.baseUrl },
+				onError: 'continueRegularOutput',
+				extra: parameters,
+			});
+			expect(result.error).toBeUndefined();
+			const failed = result.outputs[0].filter((item) => item.json.error !== undefined);
+			expect(failed).toHaveLength(1);
+			expect(failed[0].pairedItem).toEqual({ item: 1 });
+			expect((failed[0].json.error as IDataObject).message).toMatch(message);
+			expect((failed[0].json.error as IDataObject).may_have_been_charged).toBe(false);
+			expect(result.outputs[0].filter((item) => item.json.decision !== undefined)).toHaveLength(2);
+			expect((await sb.usage(DEMO_KEYS.pro)).used - before).toBe(2);
+		},
+	);
+
+	it('text in any script, emoji and control characters is decided as sent', async () => {
+		const texts = [
+			'Remboursement demandé 💸',
+			'استرداد المبلغ',
+			'line\u0000break\ttab',
+			'a'.repeat(20_000),
+		];
+		const result = await decide({
+			slug: 'content-labels',
+			items: texts.map((text) => ({ text })),
+			credentials: { apiKey: DEMO_KEYS.pro, baseUrl: sb.baseUrl },
+			extra: { inputMode: 'text', text: '={{ $json.text }}' },
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.outputs[0]).toHaveLength(texts.length);
+	});
+
+	it('a key pasted with spaces and a newline around it works', async () => {
+		const result = await decide({
+			slug: 'ticket-routing',
+			items: [good],
+			credentials: { apiKey: ` ${DEMO_KEYS.pro}\n`, baseUrl: `${sb.baseUrl}/ ` },
+		});
+		expect(result.error).toBeUndefined();
+	});
+
+	it.each([
+		[
+			'without /v1',
+			(url: string) => url.replace(/\/v1$/, ''),
+			/must end with the API version \/v1/,
+		],
+		['http to a remote host', () => 'http://decisions.example.com/v1', /must use https:\/\//],
+		['not a URL', () => 'decisions', /is not a URL/],
+	])(
+		'a base URL %s is refused before anything is sent, saying what to fix',
+		async (_name, change, message) => {
+			const before = (await sb.usage(DEMO_KEYS.pro)).used;
+			const result = await decide({
+				slug: 'ticket-routing',
+				items: [good],
+				credentials: { apiKey: DEMO_KEYS.pro, baseUrl: change(sb.baseUrl) },
+			});
+			expect(result.error?.message).toMatch(message);
+			expect(result.serialised).not.toContain(DEMO_KEYS.pro);
+			expect((await sb.usage(DEMO_KEYS.pro)).used).toBe(before);
+		},
+	);
+});

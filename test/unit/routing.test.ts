@@ -1,0 +1,330 @@
+/** Routing is pure: where each run goes for every status and type, and what its item carries. */
+import type { RunAnswer as Run } from '../../src/contract';
+import {
+	anomalyOf,
+	answerOf,
+	otherNote,
+	itemPerTarget,
+	routeLayout,
+	simplifyRun,
+	targetsFor,
+} from '../../nodes/DecisionService/actions/decision/decide/routing';
+import {
+	ERROR_KEEPER_NAME,
+	FIXED_OUTPUT_NAMES,
+	META,
+	NO_LABEL_KEY,
+	SLOT,
+	configuredOutputs,
+} from '../../nodes/DecisionService/outputs';
+
+function run(fields: Partial<Run>): Run {
+	return {
+		run_id: 'run_1',
+		decision: 'd',
+		version: 1,
+		status: 'ok',
+		probabilities: {},
+		confidence: 0.9,
+		confidence_source: 'calibrated',
+		engine: 'jev',
+		model: 'jev-1',
+		latency_ms: 3,
+		pii_redacted: 0,
+		...fields,
+	};
+}
+
+const route = routeLayout(['billing', 'technical', 'sales']);
+const legend = { '0': 'cold', '1': 'warm', '2': 'hot' };
+const score = routeLayout(['cold', 'warm', 'hot']);
+const classify = routeLayout(['spam', 'question', NO_LABEL_KEY]);
+const classifyWithoutNoLabel = routeLayout(['spam', 'question']);
+
+describe('routeLayout', () => {
+	it('puts Uncertain, Pending Review and Other after the keys, as configuredOutputs names them', () => {
+		expect(route).toMatchObject({ uncertain: 3, pending: 4, other: 5, count: 6 });
+		const names = configuredOutputs({
+			routes: { schema: ['billing', 'technical', 'sales'].map((id) => ({ id, displayName: id })) },
+		}).map((output) => output.displayName);
+		expect(names).toEqual([
+			'billing',
+			'technical',
+			'sales',
+			'Uncertain',
+			'Pending Review',
+			'Other',
+		]);
+		expect(names).toHaveLength(route.count);
+	});
+
+	it('has no keys and only the fixed outputs when nothing was loaded', () => {
+		expect(routeLayout([])).toMatchObject({ uncertain: 0, pending: 1, other: 2, count: 3 });
+	});
+});
+
+describe('targetsFor', () => {
+	test.each<[string, Run, ReturnType<typeof routeLayout>, number[]]>([
+		['route: its choice', run({ choice: 'technical' }), route, [1]],
+		['route: first option', run({ choice: 'billing' }), route, [0]],
+		[
+			'route: a choice the workflow does not know goes to Other',
+			run({ choice: 'legal' }),
+			route,
+			[5],
+		],
+		['route: uncertain', run({ status: 'uncertain', choice: '__uncertain__' }), route, [3]],
+		[
+			'route: pending',
+			run({ status: 'pending', choice: '__uncertain__', review_url: 'https://r' }),
+			route,
+			[4],
+		],
+		['route: no choice at all goes to Other', run({}), route, [5]],
+		['score: legend[round(raw_score)]', run({ score: 50, raw_score: 1.4, legend }), score, [1]],
+		['score: rounds half up', run({ score: 80, raw_score: 1.5, legend }), score, [2]],
+		['score: lowest level', run({ score: 0, raw_score: 0, legend }), score, [0]],
+		[
+			'score: a level outside the legend goes to Other',
+			run({ score: 100, raw_score: 3, legend }),
+			score,
+			[5],
+		],
+		[
+			'score: a level the workflow does not know goes to Other',
+			run({ raw_score: 0, legend: { '0': 'frozen' } }),
+			score,
+			[5],
+		],
+		[
+			'score: uncertain keeps its score but goes to Uncertain',
+			run({ status: 'uncertain', score: 50, raw_score: 1, legend }),
+			score,
+			[3],
+		],
+		['score: pending', run({ status: 'pending', raw_score: 1, legend }), score, [4]],
+		[
+			'classify: every retained label, lowest output first',
+			run({ labels: ['question', 'spam'] }),
+			classify,
+			[0, 1],
+		],
+		['classify: one label', run({ labels: ['question'] }), classify, [1]],
+		['classify: none retained goes to No Label', run({ labels: [] }), classify, [2]],
+		[
+			'classify: none retained, no No Label output, goes to Other',
+			run({ labels: [] }),
+			classifyWithoutNoLabel,
+			[4],
+		],
+		[
+			'classify: an unknown label goes to Other, known ones to theirs',
+			run({ labels: ['spam', 'legal'] }),
+			classify,
+			[0, 5],
+		],
+		[
+			'classify: two unknown labels reach Other once',
+			run({ labels: ['legal', 'hr'] }),
+			classify,
+			[5],
+		],
+		['classify: uncertain', run({ status: 'uncertain', labels: ['spam'] }), classify, [3]],
+		['classify: pending', run({ status: 'pending', labels: [] }), classify, [4]],
+	])('%s', (_name, answer, layout, expected) => {
+		expect(targetsFor(answer, layout)).toEqual(expected);
+	});
+});
+
+describe('what the item carries', () => {
+	it('the whole run, with the level of a score run', () => {
+		const scored = run({ score: 50, raw_score: 1.2, legend });
+		expect(answerOf(scored, false)).toEqual({ ...scored, level: 'warm' });
+		expect(answerOf(run({ choice: 'sales' }), false)).not.toHaveProperty('level');
+	});
+
+	it('simplified: answer, status, confidence, run ID, review URL', () => {
+		expect(simplifyRun(run({ choice: 'sales' }))).toEqual({
+			run_id: 'run_1',
+			status: 'ok',
+			confidence: 0.9,
+			choice: 'sales',
+		});
+		expect(simplifyRun(run({ score: 80, raw_score: 2, legend }))).toMatchObject({
+			score: 80,
+			level: 'hot',
+		});
+		expect(
+			simplifyRun(run({ status: 'pending', labels: [], review_url: 'https://r' })),
+		).toMatchObject({
+			labels: [],
+			review_url: 'https://r',
+		});
+		expect(answerOf(run({ choice: 'sales' }), true)).toEqual(simplifyRun(run({ choice: 'sales' })));
+	});
+});
+
+describe('answers a newer service may send', () => {
+	test.each<[string, Partial<Run>, RegExp]>([
+		['an unknown status', { status: 'escalated', choice: 'billing' }, /status "escalated"/],
+		['confidence above 1', { confidence: 1.7, choice: 'billing' }, /confidence 1.7/],
+		['a score above 100', { score: 140, raw_score: 2, legend }, /score 140/],
+		[
+			'a probability below 0',
+			{ probabilities: { billing: -0.2 }, choice: 'billing' },
+			/probability of "billing"/,
+		],
+	])('%s goes to Other with a note', (_name, fields, note) => {
+		const answer = run(fields);
+		expect(anomalyOf(answer)).toMatch(note);
+		expect(targetsFor(answer, route)).toEqual([route.other]);
+		expect(otherNote(answer, route)).toMatch(note);
+	});
+
+	it('an unknown engine, confidence source or extra field changes nothing', () => {
+		const answer = {
+			...run({ choice: 'sales' }),
+			engine: 'jev2',
+			confidence_source: 'ensemble',
+			shiny: true,
+		} as Run;
+		expect(anomalyOf(answer)).toBeUndefined();
+		expect(targetsFor(answer, route)).toEqual([2]);
+		expect(otherNote(answer, route)).toBeUndefined();
+		expect(answerOf(answer, false)).toMatchObject({ engine: 'jev2', shiny: true });
+	});
+
+	it('a key the Outputs list does not have is named in the note', () => {
+		expect(otherNote(run({ choice: 'legal' }), route)).toMatch(
+			/"legal" is not in the Outputs list/,
+		);
+		expect(otherNote(run({ labels: ['spam', 'hr'] }), classify)).toMatch(
+			/"hr" is not in the Outputs list/,
+		);
+	});
+});
+
+describe('routeLayout from the saved Outputs list', () => {
+	const nameOf = (id: string) => FIXED_OUTPUT_NAMES[id as keyof typeof FIXED_OUTPUT_NAMES] ?? id;
+	const list = (...ids: Array<string | { id: string; removed?: boolean; display?: boolean }>) =>
+		ids.map((id) =>
+			typeof id === 'string'
+				? { id, displayName: nameOf(id) }
+				: { displayName: nameOf(id.id), ...id },
+		);
+
+	test.each<[string, ReturnType<typeof list>]>([
+		['keys only (saved before the fixed entries existed)', list('billing', 'technical')],
+		[
+			'fixed entries in the list',
+			list('billing', 'technical', SLOT.uncertain, SLOT.pending, SLOT.other),
+		],
+		[
+			'hidden entries and keys the user removed have no output',
+			list(
+				'billing',
+				{ id: 'technical', removed: true },
+				SLOT.uncertain,
+				SLOT.pending,
+				SLOT.other,
+				{ id: META.question, display: false },
+			),
+		],
+		[
+			'a kept error position, then keys added after a refresh',
+			list(
+				'billing',
+				SLOT.uncertain,
+				SLOT.pending,
+				SLOT.other,
+				`${SLOT.errorKeeperPrefix}1__`,
+				'legal',
+			),
+		],
+		[
+			'fixed entries cannot be removed; a kept error position can',
+			list('billing', { id: SLOT.uncertain, removed: true }, SLOT.pending, SLOT.other, {
+				id: `${SLOT.errorKeeperPrefix}1__`,
+				removed: true,
+			}),
+		],
+		['a list missing one fixed entry gets it at its end', list('billing', SLOT.other)],
+	])('%s: configuredOutputs and routeLayout agree', (_name, schema) => {
+		const layout = routeLayout(schema);
+		const names = configuredOutputs({ routes: { schema } } as never).map(
+			(output) => output.displayName,
+		);
+		expect(names).toHaveLength(layout.count);
+		expect(names[layout.uncertain]).toBe('Uncertain');
+		expect(names[layout.pending]).toBe('Pending Review');
+		expect(names[layout.other]).toBe('Other');
+		for (const [key, index] of layout.indexOf) expect(names[index]).toBe(key);
+		for (const index of layout.errorKeepers)
+			expect(names[index]).toBe(`${SLOT.errorKeeperPrefix}1__`);
+	});
+
+	it('places each output where the list says, the kept error position included', () => {
+		const layout = routeLayout([
+			{ id: 'billing' },
+			{ id: SLOT.uncertain },
+			{ id: SLOT.pending },
+			{ id: SLOT.other },
+			{ id: `${SLOT.errorKeeperPrefix}1__` },
+			{ id: 'legal' },
+			{ id: META.decision, display: false },
+		]);
+		expect(layout).toMatchObject({
+			uncertain: 1,
+			pending: 2,
+			other: 3,
+			errorKeepers: [4],
+			count: 6,
+		});
+		expect(layout.indexOf.get('legal')).toBe(5);
+		expect(targetsFor(run({ choice: 'legal' }), layout)).toEqual([5]);
+	});
+
+	it('a key the user removed from the list goes to Other', () => {
+		const layout = routeLayout([{ id: 'billing' }, { id: 'sales', removed: true }]);
+		expect(targetsFor(run({ choice: 'sales' }), layout)).toEqual([layout.other]);
+	});
+
+	it('configuredOutputs uses the ids outputs.ts exports (it repeats them as literals)', () => {
+		const names = configuredOutputs({
+			routes: {
+				schema: [
+					{ id: SLOT.other, displayName: 'Other', removed: true },
+					{ id: `${SLOT.errorKeeperPrefix}1__`, displayName: ERROR_KEEPER_NAME },
+					{ id: `${SLOT.errorKeeperPrefix}2__`, displayName: ERROR_KEEPER_NAME, removed: true },
+					{ id: META.type, displayName: 'route', display: false },
+				],
+			},
+		} as never).map((output) => output.displayName);
+		expect(names).toEqual([
+			'Other',
+			ERROR_KEEPER_NAME,
+			FIXED_OUTPUT_NAMES[SLOT.uncertain],
+			FIXED_OUTPUT_NAMES[SLOT.pending],
+		]);
+	});
+});
+
+describe('an item on several outputs', () => {
+	it('is a separate copy on each: editing one cannot change another', () => {
+		const item = {
+			json: { text: 'post', decision: { labels: ['spam', 'promotion'], nested: { n: 1 } } },
+			pairedItem: { item: 0 },
+		};
+		const placed = itemPerTarget(item, [0, 2, 5]);
+		expect(placed.map(([target]) => target)).toEqual([0, 2, 5]);
+		const [first, second, third] = placed.map(([, each]) => each);
+		expect(second.json).toEqual(first.json);
+		(first.json.decision as { nested: { n: number } }).nested.n = 2;
+		first.json.text = 'edited';
+		(second.json.decision as { labels: string[] }).labels.push('edited');
+		expect(second.json.text).toBe('post');
+		expect((second.json.decision as { nested: { n: number } }).nested.n).toBe(1);
+		expect((third.json.decision as { labels: string[] }).labels).toEqual(['spam', 'promotion']);
+		expect(third.pairedItem).toEqual({ item: 0 });
+	});
+});
