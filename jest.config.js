@@ -16,8 +16,6 @@ module.exports = {
 	testTimeout: 60_000,
 	// Two cores: the sandbox servers of parallel workers compete with jest itself.
 	maxWorkers: 2,
-	// A global option: jest ignores it inside a project.
-	testTimeout: 60_000,
 	projects: [
 		{
 			...shared,
