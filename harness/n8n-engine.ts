@@ -145,13 +145,14 @@ export interface NodeRunResult {
 
 let executions = 0;
 
-function buildWorkflow(
-	options: Pick<RunNodeOptions, 'parameters' | 'onError' | 'nodeType' | 'retryOnFail'>,
-) {
-	const nodeType = options.nodeType ?? new DecisionService();
-	const node: INode = {
+/** The Decision Service node of a test workflow, with the sandbox credential and n8n's error settings. */
+export function decisionNode(
+	options: Pick<RunNodeOptions, 'parameters' | 'onError' | 'retryOnFail'>,
+	name = NODE_NAME,
+): INode {
+	return {
 		id: 'decision-node',
-		name: NODE_NAME,
+		name,
 		type: NODE_TYPE,
 		typeVersion: 1,
 		position: [0, 0],
@@ -160,6 +161,13 @@ function buildWorkflow(
 		...(options.onError ? { onError: options.onError } : {}),
 		...(options.retryOnFail ? { retryOnFail: true, ...options.retryOnFail } : {}),
 	};
+}
+
+function buildWorkflow(
+	options: Pick<RunNodeOptions, 'parameters' | 'onError' | 'nodeType' | 'retryOnFail'>,
+) {
+	const nodeType = options.nodeType ?? new DecisionService();
+	const node = decisionNode(options);
 	const workflow = new Workflow({
 		id: 'engine-test',
 		nodes: [node],

@@ -27,7 +27,7 @@ import {
 	type IRun,
 } from 'n8n-workflow';
 import { DecisionService } from '../nodes/DecisionService/DecisionService.node';
-import { NODE_TYPE, runInEngine, type EngineCredentials } from './n8n-engine';
+import { NODE_TYPE, decisionNode, runInEngine, type EngineCredentials } from './n8n-engine';
 
 export const TOOL_TYPE = `${NODE_TYPE}Tool`;
 export const AGENT_TYPE = 'test.agentStandIn';
@@ -260,19 +260,10 @@ export const WIRED_NODE_NAME = 'Decision Service';
  * keeps connections by index, so this is where a moved output would show.
  */
 export async function runWired(options: WiredRunOptions): Promise<WiredRunResult> {
-	const decisionNode: INode = {
-		id: 'decision-node',
-		name: WIRED_NODE_NAME,
-		type: NODE_TYPE,
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: options.parameters,
-		credentials: { decisionServiceApi: { id: 'cred-1', name: 'Sandbox' } },
-		...(options.onError ? { onError: options.onError } : {}),
-	};
+	const wiredNode = decisionNode(options, WIRED_NODE_NAME);
 	const collectors = [...new Set(options.wires.filter((name): name is string => !!name))];
 	const nodes: INode[] = [
-		decisionNode,
+		wiredNode,
 		...collectors.map((name, index) => ({
 			id: `collector-${index}`,
 			name,

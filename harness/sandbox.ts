@@ -79,7 +79,13 @@ export async function rawRequest(
 	baseUrl: string,
 	method: 'GET' | 'POST',
 	path: string,
-	options: { key?: string; body?: string; headers?: Record<string, string> } = {},
+	options: {
+		key?: string;
+		body?: string;
+		headers?: Record<string, string>;
+		/** Aborts the request after this long (a client that gives up). */
+		timeoutMs?: number;
+	} = {},
 ): Promise<{ status: number; headers: Record<string, string>; json: unknown; text: string }> {
 	const response = await request(`${baseUrl}${path}`, {
 		method,
@@ -89,6 +95,7 @@ export async function rawRequest(
 			...options.headers,
 		},
 		body: options.body,
+		...(options.timeoutMs === undefined ? {} : { signal: AbortSignal.timeout(options.timeoutMs) }),
 	});
 	const text = await response.body.text();
 	const headers: Record<string, string> = {};

@@ -1,3 +1,5 @@
+import { RATE_WINDOW_MAX_MS } from './rate-headers';
+
 /** What one response told us of the key's rate window. */
 export interface RateWindowInfo {
 	limit?: number;
@@ -28,8 +30,6 @@ export class RateGate {
 	private newestReported = 0;
 	/** How often a request re-checks while the answers that will reveal the new window are in flight. */
 	static readonly pollMs = 25;
-	/** The API's rate window is a minute: the gate never holds a key longer. */
-	static readonly windowMaxMs = 60_000;
 
 	constructor(private readonly now: () => number) {}
 
@@ -79,7 +79,7 @@ export class RateGate {
 	/** A 429 rate_limited: nothing more goes until `retryAfterMs` (at most one window) has passed. */
 	block(retryAfterMs: number): void {
 		this.remaining = 0;
-		this.windowEndsAt = this.now() + Math.min(Math.max(retryAfterMs, 1), RateGate.windowMaxMs);
+		this.windowEndsAt = this.now() + Math.min(Math.max(retryAfterMs, 1), RATE_WINDOW_MAX_MS);
 	}
 }
 

@@ -43,7 +43,7 @@ export interface DecisionClientOptions {
 	timeoutMs?: number;
 	/** Requests in flight at once from this client. Default 5. */
 	concurrency?: number;
-	/** Retries after 502/503/504 or a dropped connection, where retrying is safe. Default 2. */
+	/** Retries of one request where retry.ts allows them (free or provably unsent). Default 4. */
 	maxRetries?: number;
 	/** First backoff delay; doubles each retry, with jitter. Default 500 ms. */
 	retryBaseDelayMs?: number;

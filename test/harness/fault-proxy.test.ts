@@ -2,7 +2,6 @@
  * The fault proxy against the real sandbox: each fault does what it says, the sandbox sees (and
  * charges) exactly what was forwarded, and the counters add up.
  */
-import { request } from 'undici';
 import {
 	DECIDE_ROUTE,
 	digestOf,
@@ -11,7 +10,7 @@ import {
 	type FaultProxy,
 	type FaultRule,
 } from '../../harness/fault-proxy';
-import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
+import { DEMO_KEYS, rawRequest, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
 
 const KEY = DEMO_KEYS.pro;
 const TICKET = { input: { subject: 'Invoice', body: 'I was charged twice on my invoice' } };
@@ -39,26 +38,14 @@ async function call(
 ): Promise<Answer> {
 	const body = options.body === undefined ? undefined : JSON.stringify(options.body);
 	const key = options.key === undefined ? KEY : options.key;
-	const response = await request(url, {
-		method: options.method ?? (body === undefined ? 'GET' : 'POST'),
-		headers: {
-			...(key ? { authorization: `Bearer ${key}` } : {}),
-			...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-		},
+	const method = options.method ?? (body === undefined ? 'GET' : 'POST');
+	// undici's request follows no redirect: what the proxy answered is what the test sees.
+	const answer = await rawRequest(url, method, '', {
+		key: key ?? undefined,
 		body,
-		signal: AbortSignal.timeout(options.timeoutMs ?? 20_000),
+		timeoutMs: options.timeoutMs ?? 20_000,
 	});
-	const text = await response.body.text();
-	const headers: Record<string, string> = {};
-	for (const [name, value] of Object.entries(response.headers))
-		if (typeof value === 'string') headers[name] = value;
-	let json: unknown;
-	try {
-		json = JSON.parse(text);
-	} catch {
-		json = undefined;
-	}
-	return { status: response.statusCode, headers, text, json };
+	return answer as Answer;
 }
 
 const decide = (options: { base?: string; timeoutMs?: number } = {}) =>
