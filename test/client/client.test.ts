@@ -355,10 +355,13 @@ describe('retry discipline', () => {
 				body: JSON.stringify({ input: { text: `hi ${index}` } }),
 			});
 		}
-		const { client, close } = countingClient(DEMO_KEYS.free, { maxRateLimitWaitMs: 500 });
+		const { client, calls, close } = countingClient(DEMO_KEYS.free, { maxRateLimitWaitMs: 500 });
 		const error = await expectError(client.decide('ticket-routing', ticket), RateLimitedError);
 		expect(error.code).toBe('rate_limited');
 		expect(error.message).toMatch(/waited/);
+		// Reads are not rate limited: the spent window holds decides, never the decision list.
+		expect((await client.listDecisions()).length).toBeGreaterThan(0);
+		expect(calls.filter((call) => call.startsWith('GET '))).toHaveLength(1);
 		await close();
 	});
 
