@@ -37,6 +37,14 @@ export class DecisionClient {
 		this.requester = new Requester(options);
 	}
 
+	/**
+	 * Decides to keep in flight now: the key's rate × the measured latency (concurrency.ts),
+	 * within this client's cap. A caller deciding many items starts the next one while fewer run.
+	 */
+	inFlightTarget(): number {
+		return this.requester.inFlightTarget();
+	}
+
 	/** POST /decide/{slug}. Metered: never sent twice unless the first provably did not arrive. */
 	async decide(
 		slug: string,

@@ -17,6 +17,7 @@ import {
 import { parseAnswer } from './parse';
 import { backoffMs, mayRetryErrorAnswer, mayRetryTransportFailure, type RetryClass } from './retry';
 import { ConcurrencyLimiter } from './limiter';
+import { concurrencyControllerFor, type ConcurrencyController } from './concurrency';
 import { rateGateFor, type RateGate } from './rate-gate';
 import { rateLimitWaitMs, rateWindowOf } from './rate-headers';
 import {
@@ -41,7 +42,10 @@ export interface DecisionClientOptions {
 	secrets?: string[];
 	/** Per request. Default 15 s; the API asks for at least 10 s. */
 	timeoutMs?: number;
-	/** Requests in flight at once from this client. Default 5. */
+	/**
+	 * Most requests in flight at once from this client. Below it the in-flight target follows the
+	 * key's rate and the measured latency (concurrency.ts). Default 50.
+	 */
 	concurrency?: number;
 	/** Retries of one request where retry.ts allows them (free or provably unsent). Default 4. */
 	maxRetries?: number;
@@ -57,6 +61,8 @@ export interface DecisionClientOptions {
 	 */
 	describeTransportError?: (error: unknown) => TransportError | undefined;
 }
+
+export const DEFAULT_MAX_CONCURRENCY = 50;
 
 export interface Operation<T> {
 	method: HttpMethod;
@@ -111,22 +117,33 @@ export class Requester {
 	private readonly options: ResolvedOptions;
 	private readonly gate: RateGate;
 	private readonly limiter: ConcurrencyLimiter;
+	private readonly controller: ConcurrencyController;
 
 	constructor(options: DecisionClientOptions) {
 		this.baseUrl = options.baseUrl.replace(/\/+$/, '');
 		this.options = {
 			timeoutMs: BOUNDS.clientTimeoutDefaultMs,
-			concurrency: 5,
 			maxRetries: 4,
 			retryBaseDelayMs: 500,
 			maxRateLimitWaitMs: 120_000,
 			now: Date.now,
 			random: Math.random,
 			...options,
+			concurrency: options.concurrency ?? DEFAULT_MAX_CONCURRENCY,
 			secrets: options.secrets ?? [],
 		};
-		this.gate = rateGateFor(options.rateGateKey ?? this.baseUrl, this.options.now);
-		this.limiter = new ConcurrencyLimiter(this.options.concurrency);
+		const identity = options.rateGateKey ?? this.baseUrl;
+		this.gate = rateGateFor(identity, this.options.now);
+		this.controller = concurrencyControllerFor(identity);
+		const cap = this.options.concurrency;
+		if (!Number.isInteger(cap) || cap < 1)
+			throw new RangeError('concurrency must be a whole number of at least 1');
+		this.limiter = new ConcurrencyLimiter(() => this.inFlightTarget());
+	}
+
+	/** Requests this client lets in flight now: the key's adaptive target, within the cap. */
+	inFlightTarget(): number {
+		return this.controller.target(this.options.concurrency);
 	}
 
 	async send<T>(operation: Operation<T>, signal?: AbortSignal): Promise<T> {
@@ -146,6 +163,7 @@ export class Requester {
 				? await this.reserve(operation, wait, signal)
 				: undefined;
 			let response: TransportResponse;
+			const sentAt = now();
 			try {
 				response = await this.options.transport({
 					method: operation.method,
@@ -168,7 +186,12 @@ export class Requester {
 				}
 				throw this.transportFailure(operation, failure, retries);
 			}
-			if (ticket !== undefined) this.gate.release(ticket, rateWindowOf(response.headers, now()));
+			const window = rateWindowOf(response.headers, now());
+			if (ticket !== undefined) this.gate.release(ticket, window);
+			// Decides teach the in-flight target their latency and the key's rate (concurrency.ts).
+			const answered = response.status >= 200 && response.status < 300;
+			if (answered && operation.retry === 'metered')
+				this.controller.observe(now() - sentAt, window);
 
 			if (response.status >= 200 && response.status < 300) return this.parse(operation, response);
 			const error = errorFromResponse(response, {

@@ -342,9 +342,10 @@ describe('error handling', () => {
 		});
 	});
 
-	it('keeps Concurrency decides in flight at the service, never more', async () => {
-		const credentials = credentialsFor(DEMO_KEYS.pro);
-		// Slow answers, so that requests overlap whenever the node lets them.
+	it('never has more decides in flight at the service than Max Concurrency', async () => {
+		const credentials = credentialsFor(DEMO_KEYS.scale);
+		// Slow answers and a fast window (600 per 6 s): rate × latency asks for more than 4 in flight.
+		await sb.control('POST', '/clock', { rate_window_ms: 6_000 });
 		await sb.control('POST', '/faults', {
 			seed: 1,
 			rules: [{ method: 'POST', path: '^/v1/decide/', latency_ms: 150 }],

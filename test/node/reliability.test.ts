@@ -106,8 +106,9 @@ describe('free retries', () => {
 		await sb.control('POST', '/faults', {
 			seed: 5,
 			rules: [
-				{ method: 'POST', path: '^/v1/decide/', status: 503, times: 3 },
-				{ method: 'POST', path: '^/v1/decide/', status: 500, times: 2 },
+				// Spread over the items (one decide at a time on a fast Pro key: no item gets them all).
+				{ method: 'POST', path: '^/v1/decide/', status: 503, times: 3, probability: 0.3 },
+				{ method: 'POST', path: '^/v1/decide/', status: 500, times: 2, probability: 0.3 },
 			],
 		});
 		const items = texts(12);
@@ -118,6 +119,8 @@ describe('free retries', () => {
 		expect(result?.error).toBeUndefined();
 		expect(result?.outputs[0]).toHaveLength(items.length);
 		expect(spent).toBe(items.length);
+		const { rules } = (await sb.control('GET', '/faults')) as { rules: Array<{ fired: number }> };
+		expect(rules.map((rule) => rule.fired)).toEqual([3, 2]);
 	});
 });
 

@@ -189,15 +189,6 @@ const properties: INodeProperties[] = [
 		default: {},
 		options: [
 			{
-				displayName: 'Concurrency',
-				name: 'concurrency',
-				type: 'number',
-				typeOptions: { minValue: 1, maxValue: 50 },
-				default: 5,
-				description:
-					"How many items are decided at once. The plan's rate limit is respected whatever this is.",
-			},
-			{
 				displayName: 'Engine',
 				name: 'engine',
 				type: 'options',
@@ -211,6 +202,15 @@ const properties: INodeProperties[] = [
 					{ name: 'Primary (Jev)', value: 'jev' },
 					{ name: 'LLM Fallback', value: 'llm' },
 				],
+			},
+			{
+				displayName: 'Max Concurrency',
+				name: 'concurrency',
+				type: 'number',
+				typeOptions: { minValue: 1, maxValue: 100 },
+				default: 50,
+				description:
+					"Most items decided at once. Below it the node keeps as many in flight as the key's rate limit and the measured answer time need (rate × time), so the plan's rate is used; the rate limit is respected whatever this is.",
 			},
 			{
 				displayName: 'Max Wait on Rate Limit (Seconds)',

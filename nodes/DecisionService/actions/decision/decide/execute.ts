@@ -87,7 +87,8 @@ async function prepareItems(
 }
 
 /**
- * One run (or error) per prepared item, `concurrency` at a time. After a failure without
+ * One run (or error) per prepared item, as many at a time as the client's in-flight target (the
+ * key's rate × the measured latency, within Max Concurrency). After a failure without
  * continue-on-fail nothing more is sent; Stop aborts requests in flight and rate-limit waits, and
  * no item starts after it.
  */
@@ -115,7 +116,7 @@ async function decideAll(
 	};
 	await forEachBounded(
 		prepared.length,
-		options.concurrency ?? 5,
+		() => client.inFlightTarget(),
 		async (itemIndex) => {
 			const entry = prepared[itemIndex];
 			if ('error' in entry) {
@@ -208,7 +209,7 @@ export async function execute(
 ): Promise<INodeExecutionData[][]> {
 	const options = this.getNodeParameter('options', 0, {}) as DecideNodeOptions;
 	const client = await createDecisionClient(this, {
-		concurrency: options.concurrency ?? 5,
+		concurrency: options.concurrency,
 		timeoutMs: (options.timeout ?? 15) * 1000,
 		maxRateLimitWaitMs: (options.maxRateLimitWait ?? 120) * 1000,
 	});
