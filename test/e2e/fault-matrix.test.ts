@@ -31,6 +31,7 @@ import {
 	OPERATIONS_UNDER_TEST,
 	OPERATION_CASES,
 	OPERATION_ITEMS,
+	SERVICE_ERROR_IN_200,
 	STOPPED_CASES,
 	caseName,
 	failModesFor,
@@ -361,6 +362,18 @@ describe('one decide that can be neither answered nor retried for free', () => {
 			expect(retried.requests.received).toBeLessThanOrEqual(ITEMS + 1);
 		},
 	);
+
+	it("a 200 carrying an error envelope names the service's code and message", () => {
+		const each = result('200 carrying an error envelope on the 3rd, error output');
+		expect(each.failed).toEqual([
+			{
+				// Decides go 5 at a time: the 3rd request is not always the 3rd item's.
+				item: expect.any(Number),
+				message: expect.stringMatching(SERVICE_ERROR_IN_200),
+				mayHaveBeenCharged: true,
+			},
+		]);
+	});
 
 	it('a redirect stops the run with a hint about the base URL, and follows nothing', () => {
 		const each = result('307 redirect to another origin on the 3rd, stop');
