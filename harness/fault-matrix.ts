@@ -627,7 +627,21 @@ export async function startFaultMatrix(options: FaultMatrixOptions): Promise<Fau
 	};
 }
 
-/** One line per case: the figures a reader needs (for logs and reports). */
+/** One line per operation: its cases and the sums of their figures. */
+function operationSummary(report: MatrixReport): string[] {
+	const operations = [...new Set(report.cases.map((each) => each.operation))];
+	return operations.map((operation) => {
+		const cases = report.cases.filter((each) => each.operation === operation);
+		const sum = (figure: (each: MatrixResult) => number) =>
+			cases.reduce((total, each) => total + figure(each), 0);
+		const created = cases.some((each) => each.created)
+			? ` · created ${sum((each) => each.created?.answered201 ?? 0)} (decisions ${sum((each) => each.created?.decisions ?? 0)})`
+			: '';
+		return `${operation} (${cases.length} cases): in ${sum((each) => each.itemsIn)} · out ${sum((each) => each.itemsOut)} · failed ${sum((each) => each.failed.length)} · stopped runs ${sum((each) => (each.workflowError ? 1 : 0))} · charged ${sum((each) => each.charged)}${created} · requests ${sum((each) => each.requests.received)} · canary ${sum((each) => each.canary.hits)}`;
+	});
+}
+
+/** One line per case, one per operation, then the totals: the figures a reader needs (for logs and reports). */
 export function formatMatrixReport(report: MatrixReport): string {
 	const lines = report.cases.map((each) => {
 		const outputs = Object.entries(each.outputs)
@@ -648,6 +662,7 @@ export function formatMatrixReport(report: MatrixReport): string {
 		].filter(Boolean);
 		return `${each.name}: ${figures.join(' · ')}`;
 	});
+	lines.push(...operationSummary(report));
 	lines.push(
 		`${report.cases.length} cases, ${report.itemsTotal} items, charged ${report.chargedTotal} (usage delta ${report.usageDelta}), canary hits ${report.canaryTotal}, ${Math.round(report.durationMs / 1000)} s`,
 	);
