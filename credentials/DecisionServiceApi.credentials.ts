@@ -60,11 +60,39 @@ export class DecisionServiceApi implements ICredentialType {
 		};
 	}
 
+	// n8n's Test would otherwise follow a redirect with the key (and call the other origin's
+	// answer a success), and say only "Unauthorized" or "Not Found".
 	test: ICredentialTestRequest = {
 		request: {
 			baseURL: '={{$credentials.baseUrl.trim().replace(/\\/+$/, "")}}',
 			url: '/decisions',
 			method: 'GET',
+			disableFollowRedirect: true,
 		},
+		rules: [
+			{
+				type: 'responseCode',
+				properties: {
+					value: 401,
+					message:
+						'The Decision Service refused the API key (401): check that it is complete, not revoked, and meant for this Base URL.',
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 404,
+					message:
+						'No Decision Service API answers at this Base URL (404): check the address; it ends with the API version, /v1.',
+				},
+			},
+			...[301, 302, 303, 307, 308].map((status) => ({
+				type: 'responseCode' as const,
+				properties: {
+					value: status,
+					message: `The Base URL answered with a redirect (${status}). It is not followed, so the key is not sent elsewhere: use the API's own address, ending with /v1.`,
+				},
+			})),
+		],
 	};
 }

@@ -1,9 +1,11 @@
 /**
- * The fault matrix in REAL n8n: a Decide workflow (route mode, `ticket-routing`, N items) runs in
- * n8n with the packed package installed, against the fault proxy in front of the sandbox, once per
- * case (a fault script × Retry On Fail × On Error), and each run is counted: items in, items per
- * output and on the error output (or the workflow error), decides charged, decide requests the
- * proxy received and forwarded, answers lost after charging, requests that reached the canary.
+ * The fault matrix in REAL n8n: a workflow with one operation of our node (Decide in route mode on
+ * `ticket-routing` by default; or Decision → Get Many, Get, Create, Template → Get Many) runs on
+ * N items in n8n with the packed package installed, against the fault proxy in front of the
+ * sandbox, once per case (operation × a fault script × Retry On Fail × On Error), and each run is
+ * counted: items in, items per output and on the error output (or the workflow error), the failed
+ * items' messages, decides charged, the operation's requests the proxy received and forwarded,
+ * answers lost after the service answered, decisions created, requests that reached the canary.
  *
  * One n8n process for a whole batch: every case gets its own proxy scope and its own credential
  * whose base URL is that scope's (`/m/<scope>/v1`), so its requests, counters and n8n's rate gate
@@ -40,28 +42,88 @@ import {
 } from './fault-proxy';
 import { DEMO_KEYS, type TestSandbox } from './sandbox';
 
+const CREATE_ROUTE = /^POST \/v1\/decisions$/;
+
 /** What n8n does with a node error: stop the workflow, continue on the regular output(s), or use the error output. */
 export type OnError = 'stop' | 'continue' | 'errorOutput';
+
+/**
+ * The operation a case runs. Reads: Decision → Get Many (limit 1), Get (`ticket-routing`),
+ * Template → Get Many (limit 1). Creates, each item its own decision, named after the case and the
+ * item so the sandbox's decisions can be counted per case: from a template with a name and from a
+ * definition (idempotent on the slug the name gives), and from a description with neither name nor
+ * slug (the service drafts the name: not provably idempotent; needs the sandbox's drafter).
+ */
+export type MatrixOperation =
+	| 'decide'
+	| 'decisionGetMany'
+	| 'decisionGet'
+	| 'templateGetMany'
+	| 'createFromTemplate'
+	| 'createFromDefinition'
+	| 'createFromDescription';
+
+export interface OperationInfo {
+	/** The request each item makes, for fault rules (`path` is a RegExp source) and counters. */
+	method: 'GET' | 'POST';
+	path: string;
+	/** `METHOD path` as the proxy's counters key it. */
+	route: RegExp;
+}
+
+export const OPERATIONS: Record<MatrixOperation, OperationInfo> = {
+	decide: { method: 'POST', path: '^/v1/decide/', route: DECIDE_ROUTE },
+	decisionGetMany: { method: 'GET', path: '^/v1/decisions$', route: /^GET \/v1\/decisions$/ },
+	decisionGet: {
+		method: 'GET',
+		path: '^/v1/decisions/ticket-routing$',
+		route: /^GET \/v1\/decisions\/ticket-routing$/,
+	},
+	templateGetMany: { method: 'GET', path: '^/v1/templates$', route: /^GET \/v1\/templates$/ },
+	createFromTemplate: { method: 'POST', path: '^/v1/decisions$', route: CREATE_ROUTE },
+	createFromDefinition: { method: 'POST', path: '^/v1/decisions$', route: CREATE_ROUTE },
+	createFromDescription: { method: 'POST', path: '^/v1/decisions$', route: CREATE_ROUTE },
+};
+
+export const isCreate = (operation: MatrixOperation): boolean => operation.startsWith('create');
 
 export interface MatrixCase {
 	/** Shown in the report; unique within a batch. */
 	name: string;
+	/** Default 'decide'. */
+	operation?: MatrixOperation;
 	script: FaultScript | FaultRule[];
+	/** The key of this case's credential; default the batch's (FaultMatrixOptions.apiKey). */
+	apiKey?: string;
 	/** Items into the Decide node. Default 24. */
 	items?: number;
 	/** n8n's Retry On Fail on the node (`true`: n8n's defaults, 3 tries, 1 s apart). */
 	retryOnFail?: boolean | { maxTries?: number; waitBetweenTriesMs?: number };
 	/** Default 'stop' (continue-on-fail off). */
 	onError?: OnError;
-	/** The node's Options (e.g. `{ timeout: 10, concurrency: 5, maxRateLimitWait: 5 }`). */
+	/** Decide's Options (e.g. `{ timeout: 10, concurrency: 5, maxRateLimitWait: 5 }`). */
 	options?: Record<string, unknown>;
+}
+
+/** A failed item as it came out of the node (error output, Other, or the only output under continue). */
+export interface FailedItem {
+	/** The input item it pairs with. */
+	item?: number;
+	message: string;
+	/** Decide's `error.may_have_been_charged`; absent for the other operations (their `error` is the message). */
+	mayHaveBeenCharged?: boolean;
 }
 
 export interface MatrixResult {
 	name: string;
+	operation: MatrixOperation;
 	scope: string;
 	itemsIn: number;
-	/** Items per output, by output name (billing, technical, sales, account, Uncertain, Pending Review, Other); {} when the workflow failed. */
+	/**
+	 * Items per output, {} when the workflow failed. Decide: by output name (billing, technical,
+	 * sales, account, Uncertain, Pending Review, Other). The other operations have one output:
+	 * `results` (answers) and `failed` (items carrying `error`, under continue-on-fail).
+	 */
 	outputs: Record<string, number>;
 	/** Items on the error output (0 unless onError is 'errorOutput'). */
 	errorOutput: number;
@@ -69,10 +131,13 @@ export interface MatrixResult {
 	itemsOut: number;
 	/** The workflow's error as n8n reports it (its description or message, and the node), when the run failed. */
 	workflowError?: string;
-	/** Decides the sandbox answered 2xx (charged) for this case. */
+	/** Items that came out failed (on the error output, Other, or the only output), with their messages. */
+	failed: FailedItem[];
+	/** Decides the sandbox answered 2xx (charged) for this case (0 for the other operations). */
 	charged: number;
-	decideRequests: {
-		/** Decide requests that reached the proxy. */
+	/** The requests of the case's operation (OPERATIONS[operation].route). */
+	requests: {
+		/** Requests that reached the proxy. */
 		received: number;
 		/** …that the proxy forwarded to the sandbox. */
 		forwarded: number;
@@ -81,6 +146,12 @@ export interface MatrixResult {
 		/** Answers delivered altered (patched or replaced). */
 		altered: number;
 	};
+	/**
+	 * Creates only: `answered201`, creates the sandbox answered 201 (made a new decision);
+	 * `decisions`, the case's decisions in the sandbox after the batch. One decision per item at
+	 * most, each made once: decisions == answered201 <= items.
+	 */
+	created?: { answered201: number; decisions: number };
 	/** Requests of this case that reached the canary (another origin). */
 	canary: { hits: number; withKey: number; withBody: number; list: CanaryHit[] };
 	/** Faults the proxy applied, by kind. */
@@ -93,12 +164,20 @@ export interface MatrixReport {
 	usageDelta: number;
 	/** Sum of `charged` over the cases: equals `usageDelta` when every decide went through the proxy. */
 	chargedTotal: number;
+	/** Sum of `itemsIn` over the cases. */
+	itemsTotal: number;
+	/** Requests of every case that reached the canary. */
+	canaryTotal: number;
 	durationMs: number;
 }
 
 export interface FaultMatrixOptions {
+	/** Create from a description needs its drafter on (`startTestSandbox({ drafter: true })`). */
 	sandbox: TestSandbox;
-	/** The key the credentials carry. Default the Scale demo key (600 decides a minute: a batch stays under it). */
+	/**
+	 * The key the credentials carry unless a case gives its own; `usageDelta` is this key's.
+	 * Default the Scale demo key (600 decides a minute: a batch stays under it).
+	 */
 	apiKey?: string;
 	/** A packed tarball of the package; packed from the project when omitted. */
 	tarball?: string;
@@ -114,7 +193,8 @@ export interface FaultMatrix {
 	close(): Promise<void>;
 }
 
-export const DECIDE_NODE = 'Decide';
+/** The name of the node under test in every case's workflow. */
+export const MATRIX_NODE = 'Decision Service';
 
 /** Tickets the sandbox's engine routes clearly, one per option of the demo `ticket-routing`. */
 export const MATRIX_TICKETS = [
@@ -174,11 +254,78 @@ export function decideParameters(options: Record<string, unknown> = {}): Record<
 	};
 }
 
-/** The workflow of one case: Manual Trigger → N tickets → one item each → Decide. */
+/**
+ * The decisions a create case makes have names (or drafted names) holding `fm <tag> … <n>`: their
+ * slugs hold `fm-<tag>-` (the tag is unique per case within a matrix).
+ */
+export function caseDecisionSlug(tag: string): RegExp {
+	return new RegExp(`(^|-)fm-${tag}-`);
+}
+
+/** The node's parameters for a case's operation; `tag` names what a create makes. */
+export function operationParameters(
+	operation: MatrixOperation,
+	tag: string,
+	options: Record<string, unknown> = {},
+): Record<string, unknown> {
+	switch (operation) {
+		case 'decide':
+			return decideParameters(options);
+		case 'decisionGetMany':
+			return { resource: 'decision', operation: 'getAll', returnAll: false, limit: 1 };
+		case 'decisionGet':
+			return {
+				resource: 'decision',
+				operation: 'get',
+				decision: { __rl: true, mode: 'slug', value: 'ticket-routing' },
+			};
+		case 'templateGetMany':
+			return {
+				resource: 'template',
+				operation: 'getAll',
+				locale: 'en',
+				returnAll: false,
+				limit: 1,
+			};
+		case 'createFromTemplate':
+			return {
+				resource: 'decision',
+				operation: 'create',
+				createFrom: 'template',
+				locale: 'en',
+				template: 'support-ticket-routing',
+				additionalFields: { customName: `=FM ${tag} template {{ $json.n }}` },
+			};
+		case 'createFromDefinition':
+			return {
+				resource: 'decision',
+				operation: 'create',
+				createFrom: 'definition',
+				decisionName: `=FM ${tag} definition {{ $json.n }}`,
+				decisionType: 'route',
+				instructions: 'Which team should handle this ticket?',
+				itemsMode: 'text',
+				itemsText: 'billing, technical',
+				additionalFields: {},
+			};
+		case 'createFromDescription':
+			// No name, no slug: the drafter names it "Route tickets FM <tag> <n>".
+			return {
+				resource: 'decision',
+				operation: 'create',
+				createFrom: 'description',
+				describe: `=Route tickets FM ${tag} {{ $json.n }} to billing or technical`,
+				additionalFields: {},
+			};
+	}
+}
+
+/** The workflow of one case: Manual Trigger → N tickets → one item each → the node under test. */
 export function matrixWorkflow(
 	id: string,
 	credentialId: string,
 	matrixCase: MatrixCase,
+	tag: string,
 ): Record<string, unknown> {
 	const items = matrixCase.items ?? 24;
 	const tickets = Array.from({ length: items }, (_, index) => ({
@@ -187,23 +334,22 @@ export function matrixWorkflow(
 	}));
 	const retry = matrixCase.retryOnFail;
 	const onError = matrixCase.onError ?? 'stop';
-	const decide: Record<string, unknown> = {
-		id: `${id}-decide`,
-		name: DECIDE_NODE,
+	const node: Record<string, unknown> = {
+		id: `${id}-node`,
+		name: MATRIX_NODE,
 		type: NODE_TYPE,
 		typeVersion: 1,
 		position: [660, 300],
 		credentials: { decisionServiceApi: { id: credentialId, name: credentialId } },
-		parameters: decideParameters(matrixCase.options),
+		parameters: operationParameters(matrixCase.operation ?? 'decide', tag, matrixCase.options),
 	};
-	if (onError === 'continue') decide.onError = 'continueRegularOutput';
-	if (onError === 'errorOutput') decide.onError = 'continueErrorOutput';
+	if (onError === 'continue') node.onError = 'continueRegularOutput';
+	if (onError === 'errorOutput') node.onError = 'continueErrorOutput';
 	if (retry) {
-		decide.retryOnFail = true;
+		node.retryOnFail = true;
 		if (typeof retry === 'object') {
-			if (retry.maxTries !== undefined) decide.maxTries = retry.maxTries;
-			if (retry.waitBetweenTriesMs !== undefined)
-				decide.waitBetweenTries = retry.waitBetweenTriesMs;
+			if (retry.maxTries !== undefined) node.maxTries = retry.maxTries;
+			if (retry.waitBetweenTriesMs !== undefined) node.waitBetweenTries = retry.waitBetweenTriesMs;
 		}
 	}
 	return {
@@ -236,14 +382,36 @@ export function matrixWorkflow(
 				position: [440, 300],
 				parameters: { fieldToSplitOut: 'tickets', options: {} },
 			},
-			decide,
+			node,
 		],
 		connections: {
 			Start: { main: [[{ node: 'Tickets', type: 'main', index: 0 }]] },
 			Tickets: { main: [[{ node: 'One item each', type: 'main', index: 0 }]] },
-			'One item each': { main: [[{ node: DECIDE_NODE, type: 'main', index: 0 }]] },
+			'One item each': { main: [[{ node: MATRIX_NODE, type: 'main', index: 0 }]] },
 		},
 	};
+}
+
+type OutputItem = { json: Record<string, unknown>; pairedItem?: unknown };
+
+/** The failed item an output item is, if it carries an `error` (Decide's object, or the other operations' message). */
+function failedItemOf(item: OutputItem): FailedItem | undefined {
+	const error = item.json.error;
+	if (error === undefined || error === null) return undefined;
+	const paired = item.pairedItem as { item?: number } | undefined;
+	const at = typeof paired?.item === 'number' ? { item: paired.item } : {};
+	if (typeof error === 'string') return { ...at, message: error };
+	if (typeof error === 'object') {
+		const object = error as { message?: unknown; may_have_been_charged?: unknown };
+		return {
+			...at,
+			message: String(object.message ?? JSON.stringify(error)),
+			...(typeof object.may_have_been_charged === 'boolean'
+				? { mayHaveBeenCharged: object.may_have_been_charged }
+				: {}),
+		};
+	}
+	return { ...at, message: String(error) };
 }
 
 interface BatchExecution {
@@ -255,7 +423,7 @@ interface BatchExecution {
 type Snapshot = {
 	data: {
 		resultData: {
-			runData: Record<string, Array<{ data?: { main?: Array<unknown[] | null> } }>>;
+			runData: Record<string, Array<{ data?: { main?: Array<OutputItem[] | null> } }>>;
 			error?: { message?: string; description?: string };
 		};
 	};
@@ -308,7 +476,8 @@ export async function startFaultMatrix(options: FaultMatrixOptions): Promise<Fau
 			const credentialId = `dsFmCred${tag}`;
 			proxy.reset(scope);
 			proxy.script(matrixCase.script, scope);
-			return { matrixCase, scope, workflowId, credentialId };
+			const operation = matrixCase.operation ?? 'decide';
+			return { matrixCase, operation, tag, scope, workflowId, credentialId };
 		});
 		if (new Set(cases.map((each) => each.name)).size !== cases.length)
 			throw new Error('fault matrix: case names must be unique within a batch');
@@ -317,20 +486,20 @@ export async function startFaultMatrix(options: FaultMatrixOptions): Promise<Fau
 		writeFileSync(
 			credentialsFile,
 			JSON.stringify(
-				planned.map(({ scope, credentialId }) => ({
+				planned.map(({ matrixCase, scope, credentialId }) => ({
 					id: credentialId,
 					name: credentialId,
 					type: 'decisionServiceApi',
-					data: { apiKey, baseUrl: proxy.baseUrlFor(scope) },
+					data: { apiKey: matrixCase.apiKey ?? apiKey, baseUrl: proxy.baseUrlFor(scope) },
 				})),
 			),
 		);
 		await n8n.cliAsync(['import:credentials', `--input=${credentialsFile}`]);
 		rmSync(credentialsFile);
-		for (const { matrixCase, workflowId, credentialId } of planned)
+		for (const { matrixCase, tag, workflowId, credentialId } of planned)
 			writeFileSync(
 				join(workflowsDir, `${workflowId}.json`),
-				JSON.stringify(matrixWorkflow(workflowId, credentialId, matrixCase)),
+				JSON.stringify(matrixWorkflow(workflowId, credentialId, matrixCase, tag)),
 			);
 		await n8n.cliAsync(['import:workflow', '--separate', `--input=${workflowsDir}`]);
 
@@ -352,40 +521,82 @@ export async function startFaultMatrix(options: FaultMatrixOptions): Promise<Fau
 		const executions = (
 			JSON.parse(readFileSync(outputFile, 'utf8')) as { executions: BatchExecution[] }
 		).executions;
+		// The decisions of every key a create case used, read from the sandbox itself.
+		const decisionsByKey = new Map<string, string[]>();
+		for (const { matrixCase, operation } of planned) {
+			const key = matrixCase.apiKey ?? apiKey;
+			if (!isCreate(operation) || decisionsByKey.has(key)) continue;
+			const listed = await options.sandbox.client(key).listDecisions();
+			decisionsByKey.set(
+				key,
+				listed.map((decision) => decision.slug),
+			);
+		}
 
-		const results = planned.map(({ matrixCase, scope, workflowId }): MatrixResult => {
-			const execution = executions.find((each) => each.workflowId === workflowId);
-			const names = outputNamesOf(decideParameters(matrixCase.options));
+		const results = planned.map((each): MatrixResult => {
+			const { matrixCase, operation, tag, scope, workflowId } = each;
+			const execution = executions.find((one) => one.workflowId === workflowId);
+			// Decide's outputs by name; the other operations have one output.
+			const names =
+				operation === 'decide' ? outputNamesOf(decideParameters(matrixCase.options)) : ['main'];
 			const outputs: Record<string, number> = {};
 			let errorOutput = 0;
+			const failed: FailedItem[] = [];
 			let workflowError: string | undefined;
 			const snapshotFile = join(snapshots, `${workflowId}-snapshot.json`);
 			if (execution?.executionStatus === 'success' && existsSync(snapshotFile)) {
 				const snapshot = JSON.parse(readFileSync(snapshotFile, 'utf8')) as Snapshot;
-				const tasks = snapshot.data.resultData.runData[DECIDE_NODE] ?? [];
-				const main = tasks[tasks.length - 1]?.data?.main ?? [];
-				names.forEach((name, index) => (outputs[name] = main[index]?.length ?? 0));
+				const tasks = snapshot.data.resultData.runData[MATRIX_NODE] ?? [];
+				const main = (tasks[tasks.length - 1]?.data?.main ?? []).map((items) => items ?? []);
+				const found = main.flatMap((items) => items.flatMap((item) => failedItemOf(item) ?? []));
+				failed.push(...found);
+				if (operation === 'decide') {
+					names.forEach((name, index) => (outputs[name] = main[index]?.length ?? 0));
+				} else {
+					const regular = main[0] ?? [];
+					const failures = regular.filter((item) => failedItemOf(item)).length;
+					outputs.results = regular.length - failures;
+					outputs.failed = failures;
+				}
 				if (main.length > names.length) errorOutput = main[names.length]?.length ?? 0;
 			} else {
 				workflowError = execution?.error ?? `no result for ${workflowId} (exit ${code})`;
 			}
 			const counters = proxy.counters(scope);
 			const hits = counters.canaryHits;
+			const route = OPERATIONS[operation].route;
+			const created = isCreate(operation)
+				? {
+						answered201: proxy
+							.exchanges(scope)
+							.filter(
+								(exchange) =>
+									route.test(`${exchange.method} ${exchange.path}`) &&
+									exchange.upstreamStatus === 201,
+							).length,
+						decisions: (decisionsByKey.get(matrixCase.apiKey ?? apiKey) ?? []).filter((slug) =>
+							caseDecisionSlug(tag).test(slug),
+						).length,
+					}
+				: undefined;
 			return {
 				name: matrixCase.name,
+				operation,
 				scope,
 				itemsIn: matrixCase.items ?? 24,
 				outputs,
 				errorOutput,
 				itemsOut: Object.values(outputs).reduce((sum, count) => sum + count, 0) + errorOutput,
 				...(workflowError !== undefined ? { workflowError } : {}),
+				failed,
 				charged: sumOf(counters.upstreamOk, DECIDE_ROUTE),
-				decideRequests: {
-					received: sumOf(counters.received, DECIDE_ROUTE),
-					forwarded: sumOf(counters.forwarded, DECIDE_ROUTE),
-					lostAfterAnswer: sumOf(counters.lostAfterAnswer, DECIDE_ROUTE),
-					altered: sumOf(counters.altered, DECIDE_ROUTE),
+				requests: {
+					received: sumOf(counters.received, route),
+					forwarded: sumOf(counters.forwarded, route),
+					lostAfterAnswer: sumOf(counters.lostAfterAnswer, route),
+					altered: sumOf(counters.altered, route),
 				},
+				...(created ? { created } : {}),
 				canary: {
 					hits: hits.length,
 					withKey: hits.filter((hit) => hit.authorization).length,
@@ -399,6 +610,8 @@ export async function startFaultMatrix(options: FaultMatrixOptions): Promise<Fau
 			cases: results,
 			usageDelta,
 			chargedTotal: results.reduce((sum, each) => sum + each.charged, 0),
+			itemsTotal: results.reduce((sum, each) => sum + each.itemsIn, 0),
+			canaryTotal: results.reduce((sum, each) => sum + each.canary.hits, 0),
 			durationMs: Date.now() - started,
 		};
 	};
@@ -414,25 +627,44 @@ export async function startFaultMatrix(options: FaultMatrixOptions): Promise<Fau
 	};
 }
 
-/** One line per case: the figures a reader needs (for logs and reports). */
+/** One line per operation: its cases and the sums of their figures. */
+function operationSummary(report: MatrixReport): string[] {
+	const operations = [...new Set(report.cases.map((each) => each.operation))];
+	return operations.map((operation) => {
+		const cases = report.cases.filter((each) => each.operation === operation);
+		const sum = (figure: (each: MatrixResult) => number) =>
+			cases.reduce((total, each) => total + figure(each), 0);
+		const created = cases.some((each) => each.created)
+			? ` · created ${sum((each) => each.created?.answered201 ?? 0)} (decisions ${sum((each) => each.created?.decisions ?? 0)})`
+			: '';
+		return `${operation} (${cases.length} cases): in ${sum((each) => each.itemsIn)} · out ${sum((each) => each.itemsOut)} · failed ${sum((each) => each.failed.length)} · stopped runs ${sum((each) => (each.workflowError ? 1 : 0))} · charged ${sum((each) => each.charged)}${created} · requests ${sum((each) => each.requests.received)} · canary ${sum((each) => each.canary.hits)}`;
+	});
+}
+
+/** One line per case, one per operation, then the totals: the figures a reader needs (for logs and reports). */
 export function formatMatrixReport(report: MatrixReport): string {
 	const lines = report.cases.map((each) => {
 		const outputs = Object.entries(each.outputs)
 			.filter(([, count]) => count > 0)
-			.map(([name, count]) => `${name} ${count}`)
-			.join(', ');
+			.map(([name, count]) => `${name} ${count}`);
+		if (each.errorOutput) outputs.push(`error output ${each.errorOutput}`);
 		const figures = [
+			each.operation,
 			`in ${each.itemsIn}`,
-			`out ${each.itemsOut}${outputs ? ` (${outputs}${each.errorOutput ? `, error output ${each.errorOutput}` : ''})` : each.errorOutput ? ` (error output ${each.errorOutput})` : ''}`,
+			`out ${each.itemsOut}${outputs.length ? ` (${outputs.join(', ')})` : ''}`,
 			`charged ${each.charged}`,
-			`decides received ${each.decideRequests.received} forwarded ${each.decideRequests.forwarded} lost ${each.decideRequests.lostAfterAnswer} altered ${each.decideRequests.altered}`,
+			each.created
+				? `created ${each.created.answered201} (decisions ${each.created.decisions})`
+				: '',
+			`requests received ${each.requests.received} forwarded ${each.requests.forwarded} lost ${each.requests.lostAfterAnswer} altered ${each.requests.altered}`,
 			`canary ${each.canary.hits} (key ${each.canary.withKey}, body ${each.canary.withBody})`,
 			each.workflowError ? `workflow error: ${each.workflowError}` : '',
 		].filter(Boolean);
 		return `${each.name}: ${figures.join(' · ')}`;
 	});
+	lines.push(...operationSummary(report));
 	lines.push(
-		`usage delta ${report.usageDelta} (sum of charged ${report.chargedTotal}), ${Math.round(report.durationMs / 1000)} s`,
+		`${report.cases.length} cases, ${report.itemsTotal} items, charged ${report.chargedTotal} (usage delta ${report.usageDelta}), canary hits ${report.canaryTotal}, ${Math.round(report.durationMs / 1000)} s`,
 	);
 	return lines.join('\n');
 }

@@ -1,5 +1,6 @@
 /** Reads a 2xx body with the contract's schema; anything else is a ResponseFormatError naming the field. */
 import type { ZodMiniType } from 'zod/v4/mini';
+import { errorEnvelopeSchema } from '../contract';
 import { ResponseFormatError, scrubSecrets } from './errors';
 import type { TransportResponse } from './transport';
 
@@ -32,6 +33,20 @@ export function parseAnswer<T>(
 	}
 	const parsed = schema.safeParse(json);
 	if (parsed.success) return parsed.data;
+	// A gateway or a faulty deployment can wrap the service's error in a 2xx: say what it said.
+	const envelope = errorEnvelopeSchema.safeParse(json);
+	if (envelope.success) {
+		const { code, message } = envelope.data.error;
+		throw new ResponseFormatError({
+			code: 'invalid_response',
+			status: response.status,
+			mayHaveBeenCharged: context.mayHaveBeenCharged,
+			message: scrubSecrets(
+				`The Decision Service answered ${context.label} with status ${response.status} but an error instead of the answer (${code.slice(0, 60)}): ${message.slice(0, 300)}`,
+				context.secrets,
+			),
+		});
+	}
 	const issue = parsed.error.issues[0];
 	const field = issue.path.map(String).join('.') || '(body)';
 	const received = JSON.stringify(valueAt(json, issue.path)) ?? 'nothing';

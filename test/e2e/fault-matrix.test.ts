@@ -2,7 +2,9 @@
  * The fault matrix, in real n8n with the packed tarball (one n8n process for the batch), a fault
  * proxy in front of the sandbox and a canary server playing "another origin". For every fault a
  * gateway, a rollout or the network can produce, with continue-on-fail off, on, and the error
- * output, and with n8n's Retry On Fail, it checks the package's promises:
+ * output, and with n8n's Retry On Fail, on Decide (route mode), the reads (Decision → Get Many,
+ * Get, Template → Get Many) and Create (from a template, a definition, a description), and a
+ * decide that hangs until its timeout, it checks the package's promises:
  *   - no item lost: every item reaches an output or the error output, or the run fails;
  *   - never charged twice: charged <= items, whatever n8n retries;
  *   - the key and the input never reach another origin;
@@ -13,6 +15,7 @@
  */
 import type { FaultRule } from '../../harness/fault-proxy';
 import {
+	isCreate,
 	formatMatrixReport,
 	startFaultMatrix,
 	type FaultMatrix,
@@ -21,6 +24,20 @@ import {
 	type MatrixResult,
 } from '../../harness/fault-matrix';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
+import {
+	HANG_CASES,
+	HANG_ITEMS,
+	HANG_TIMEOUT_S,
+	OPERATIONS_UNDER_TEST,
+	OPERATION_CASES,
+	OPERATION_ITEMS,
+	SERVICE_ERROR_IN_200,
+	STOPPED_CASES,
+	caseName,
+	failModesFor,
+	failsFor,
+	survivesFor,
+} from './fault-matrix-operations';
 
 jest.setTimeout(900_000);
 
@@ -225,6 +242,9 @@ const cases: MatrixCase[] = [
 		onError: 'errorOutput',
 	},
 	{ name: '307 redirect to another origin on the 3rd, stop', script: ONE_FAILS[1][1] },
+	...OPERATION_CASES,
+	...STOPPED_CASES,
+	...HANG_CASES,
 ];
 
 let sb: TestSandbox;
@@ -237,7 +257,8 @@ const result = (name: string): MatrixResult => {
 };
 
 beforeAll(async () => {
-	sb = await startTestSandbox();
+	// Create from a description needs the sandbox's drafter.
+	sb = await startTestSandbox({ drafter: true });
 	matrix = await startFaultMatrix({ sandbox: sb });
 	report = await matrix.run(cases);
 	console.log(formatMatrixReport(report));
@@ -267,9 +288,13 @@ describe('every case', () => {
 		}
 	});
 
-	it('charged exactly what the sandbox saw answered; the key is in no report', () => {
+	it('charged exactly what the sandbox saw answered; no key is in the report', () => {
 		expect(report.usageDelta).toBe(report.chargedTotal);
-		expect(JSON.stringify(report)).not.toContain(DEMO_KEYS.scale);
+		for (const key of Object.values(DEMO_KEYS)) expect(JSON.stringify(report)).not.toContain(key);
+	});
+
+	it('nothing reached another origin at all', () => {
+		expect(report.canaryTotal).toBe(0);
 	});
 });
 
@@ -282,7 +307,7 @@ describe('where a free retry was possible', () => {
 		expect(each.itemsOut).toBe(ITEMS);
 		expect(each.charged).toBe(ITEMS);
 		// A bad rate-limit header makes a handful of requests per item at most, never a storm.
-		expect(each.decideRequests.received).toBeLessThanOrEqual(ITEMS * 4);
+		expect(each.requests.received).toBeLessThanOrEqual(ITEMS * 4);
 	});
 
 	it.each(FREE.slice(3, 5).map(([name]) => `${name}, Retry On Fail`))(
@@ -334,9 +359,21 @@ describe('one decide that can be neither answered nor retried for free', () => {
 				expect(retried.itemsOut).toBe(ITEMS);
 				expect(retried.charged).toBe(ITEMS);
 			}
-			expect(retried.decideRequests.received).toBeLessThanOrEqual(ITEMS + 1);
+			expect(retried.requests.received).toBeLessThanOrEqual(ITEMS + 1);
 		},
 	);
+
+	it("a 200 carrying an error envelope names the service's code and message", () => {
+		const each = result('200 carrying an error envelope on the 3rd, error output');
+		expect(each.failed).toEqual([
+			{
+				// Decides go 5 at a time: the 3rd request is not always the 3rd item's.
+				item: expect.any(Number),
+				message: expect.stringMatching(SERVICE_ERROR_IN_200),
+				mayHaveBeenCharged: true,
+			},
+		]);
+	});
 
 	it('a redirect stops the run with a hint about the base URL, and follows nothing', () => {
 		const each = result('307 redirect to another origin on the 3rd, stop');
@@ -348,5 +385,101 @@ describe('one decide that can be neither answered nor retried for free', () => {
 		const each = result('429 quota exceeded on the 3rd, error output');
 		expect(each.errorOutput).toBe(1);
 		expect(each.charged).toBe(ITEMS - 1);
+	});
+});
+
+/** [operation, fault] pairs of the reads and creates, for it.each. */
+const survived = OPERATIONS_UNDER_TEST.flatMap((operation) =>
+	survivesFor(operation).map(
+		(fault) => [caseName(operation, fault.name), operation, fault] as const,
+	),
+);
+const failedAlone = OPERATIONS_UNDER_TEST.flatMap((operation) =>
+	failsFor(operation).flatMap((fault) =>
+		failModesFor(operation, fault).map(
+			(mode) => [caseName(operation, fault.name, mode), operation, fault, mode] as const,
+		),
+	),
+);
+
+describe('reads and Create: a fault a retry gets past', () => {
+	it.each(survived)('%s: every item answered, retried as promised', (name, operation, fault) => {
+		const each = result(name);
+		expect(each.workflowError).toBeUndefined();
+		expect(each.outputs).toEqual({ results: OPERATION_ITEMS, failed: 0 });
+		expect(each.errorOutput).toBe(0);
+		expect(each.charged).toBe(0);
+		if (fault.retries !== undefined)
+			expect(each.requests.received).toBe(OPERATION_ITEMS + fault.retries);
+		else expect(each.requests.received).toBeLessThanOrEqual(OPERATION_ITEMS * 4);
+		// One decision per item, each made once, even when the answer to the first try was lost.
+		if (isCreate(operation))
+			expect(each.created).toEqual({ answered201: OPERATION_ITEMS, decisions: OPERATION_ITEMS });
+	});
+});
+
+describe('reads and Create: a fault that fails the item alone', () => {
+	it.each(failedAlone)(
+		'%s: that item fails with a clear message, nothing lost, nothing made twice',
+		(name, operation, fault, mode) => {
+			const each = result(name);
+			expect(each.workflowError).toBeUndefined();
+			expect(each.itemsOut).toBe(OPERATION_ITEMS);
+			if (mode === 'stop, Retry On Fail') {
+				// n8n re-runs the node; reads and idempotent creates are safe to resend.
+				expect(each.outputs).toEqual({ results: OPERATION_ITEMS, failed: 0 });
+				expect(each.requests.received).toBeLessThanOrEqual(OPERATION_ITEMS * 2);
+			} else {
+				expect(each.outputs.results).toBe(OPERATION_ITEMS - 1);
+				expect(each.outputs.failed + each.errorOutput).toBe(1);
+				expect(mode === 'error output' ? each.errorOutput : each.outputs.failed).toBe(1);
+				expect(each.failed).toEqual([{ item: 2, message: expect.stringMatching(fault.message) }]);
+				expect(each.failed[0].message).toMatch(/^Item 2: /);
+				// Not resent by the client.
+				expect(each.requests.received).toBe(OPERATION_ITEMS);
+			}
+			if (isCreate(operation)) {
+				const made =
+					mode === 'stop, Retry On Fail' || fault.forwarded ? OPERATION_ITEMS : OPERATION_ITEMS - 1;
+				expect(each.created).toEqual({ answered201: made, decisions: made });
+			}
+		},
+	);
+
+	it.each(STOPPED_CASES.map((each) => each.name))(
+		'%s: the run stops on the item, names the redirect, sends nothing more',
+		(name) => {
+			const each = result(name);
+			expect(each.workflowError).toMatch(/redirect, which is never followed/);
+			expect(each.requests.received).toBe(3);
+			expect(each.canary.hits).toBe(0);
+		},
+	);
+});
+
+describe('a decide that hangs until the timeout (Timeout at its minimum)', () => {
+	it('fails that item alone, saying it may have been charged; it is not resent', () => {
+		const each = result(HANG_CASES[0].name);
+		expect(each.workflowError).toBeUndefined();
+		expect(each.errorOutput).toBe(1);
+		expect(each.itemsOut).toBe(HANG_ITEMS);
+		expect(each.failed).toEqual([
+			{
+				item: 1,
+				message: `Item 1: decide on "ticket-routing" got no answer within ${HANG_TIMEOUT_S} s; it was not repeated because the service may have run (and charged) it.`,
+				mayHaveBeenCharged: true,
+			},
+		]);
+		expect(each.requests.received).toBe(HANG_ITEMS);
+		// The sandbox answered it (and charged it); the answer never arrived.
+		expect(each.requests.lostAfterAnswer).toBe(1);
+		expect(each.charged).toBe(HANG_ITEMS);
+	});
+
+	it("with n8n's Retry On Fail: the run fails again on it, and it is still not resent", () => {
+		const each = result(HANG_CASES[1].name);
+		expect(each.workflowError).toMatch(/may have run \(and charged\) it/);
+		expect(each.requests.received).toBe(HANG_ITEMS);
+		expect(each.charged).toBe(HANG_ITEMS);
 	});
 });

@@ -23,6 +23,7 @@ import {
 	type N8nInstance,
 	type WorkflowRun,
 } from '../../harness/n8n-env';
+import { startFaultProxy, type FaultProxy } from '../../harness/fault-proxy';
 import { n8nVersion } from '../../harness/n8n-install';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
 
@@ -180,40 +181,151 @@ describe('content labels (classify)', () => {
 });
 
 describe('a running n8n', () => {
+	let proxy: FaultProxy;
+	// One sign-in: n8n limits how often /rest/login may be called.
+	let cookie: string;
+
 	beforeAll(async () => {
 		n8n = await startN8n(n8n);
+		cookie = await signIn(n8n.url);
+		proxy = await startFaultProxy({ target: sb.sandbox.origin });
+		for (const status of [301, 307] as const)
+			proxy.script([{ fault: { kind: 'redirect', status, to: 'canary' } }], `redirect${status}`);
 	});
 
-	it('tests the credential: OK with a valid key, refused with a wrong one', async () => {
-		const cookie = await signIn(n8n.url);
-		const test = async (apiKey: string) => {
-			const response = await fetch(`${n8n.url}/rest/credentials/test`, {
-				method: 'POST',
-				headers: {
-					cookie,
-					'content-type': 'application/json',
-					'browser-id': 'decision-service-setup',
+	afterAll(async () => {
+		await proxy?.close();
+	});
+
+	const WRONG_KEY = 'dsk_test_not_a_key';
+
+	/** The editor's "Test" on the credential: n8n's POST /rest/credentials/test, as the owner. */
+	async function testCredential(data: { apiKey: string; baseUrl: string }) {
+		const response = await fetch(`${n8n.url}/rest/credentials/test`, {
+			method: 'POST',
+			headers: {
+				cookie,
+				'content-type': 'application/json',
+				'browser-id': 'decision-service-setup',
+			},
+			body: JSON.stringify({
+				credentials: {
+					id: CREDENTIAL_ID,
+					name: CREDENTIAL_NAME,
+					type: 'decisionServiceApi',
+					data,
 				},
-				body: JSON.stringify({
-					credentials: {
-						id: CREDENTIAL_ID,
-						name: CREDENTIAL_NAME,
-						type: 'decisionServiceApi',
-						data: { apiKey, baseUrl: sb.baseUrl },
-					},
-				}),
-			});
-			expect(response.status).toBe(200);
-			return ((await response.json()) as { data: { status: string; message: string } }).data;
-		};
-		expect((await test(DEMO_KEYS.free)).status).toBe('OK');
-		const refused = await test('dsk_test_not_a_key');
-		expect(refused.status).toBe('Error');
-		expect(refused.message).not.toContain('dsk_test_not_a_key');
+			}),
+		});
+		const text = await response.text();
+		expect(response.status).toBe(200);
+		return { text, ...(JSON.parse(text) as { data: { status: string; message: string } }).data };
+	}
+
+	// n8n 1.x reads no `rules` of a credential's test request: it says what it says by default.
+	const n8n1 = (message: RegExp, byDefault: RegExp) =>
+		n8nVersion().startsWith('1.') ? byDefault : message;
+	// Each row: the credential's fields, then what the Test says.
+	const rows: Array<[string, () => { apiKey: string; baseUrl: string }, 'OK' | 'Error', RegExp]> = [
+		[
+			'a good key and base URL',
+			() => ({ apiKey: DEMO_KEYS.free, baseUrl: sb.baseUrl }),
+			'OK',
+			/^Connection successful!$/,
+		],
+		[
+			'the same pasted with spaces, a newline and a trailing slash',
+			() => ({ apiKey: ` ${DEMO_KEYS.free}\n`, baseUrl: ` ${sb.baseUrl}/ ` }),
+			'OK',
+			/^Connection successful!$/,
+		],
+		[
+			'plain http to a host that is not this machine',
+			() => ({ apiKey: DEMO_KEYS.free, baseUrl: 'http://decision-service.example.com/v1' }),
+			'Error',
+			/^Base URL must use https:\/\/ \(the API key travels with every request\); plain http is only for this machine/,
+		],
+		[
+			'a base URL without the version',
+			() => ({ apiKey: DEMO_KEYS.free, baseUrl: sb.sandbox.origin }),
+			'Error',
+			/^Base URL must end with the API version \/v1, e\.g\. http:\/\/127\.0\.0\.1:\d+\/v1\.$/,
+		],
+		[
+			'a base URL with another version',
+			() => ({ apiKey: DEMO_KEYS.free, baseUrl: `${sb.sandbox.origin}/v2` }),
+			'Error',
+			/^Base URL must end with the API version \/v1/,
+		],
+		[
+			'not a URL',
+			() => ({ apiKey: DEMO_KEYS.free, baseUrl: 'api.example.com/v1' }),
+			'Error',
+			/^Base URL "api\.example\.com\/v1" is not a URL; it looks like https:\/\/api\.example\.com\/v1\.$/,
+		],
+		[
+			'a base URL where no API answers',
+			() => ({ apiKey: DEMO_KEYS.free, baseUrl: `${sb.sandbox.origin}/elsewhere/v1` }),
+			'Error',
+			n8n1(
+				/^No Decision Service API answers at this Base URL \(404\)/,
+				/^The resource you are requesting could not be found$/,
+			),
+		],
+		[
+			'a wrong key',
+			() => ({ apiKey: WRONG_KEY, baseUrl: sb.baseUrl }),
+			'Error',
+			n8n1(
+				/^The Decision Service refused the API key \(401\): check that it is complete, not revoked/,
+				/^Authorization failed - please check your credentials$/,
+			),
+		],
+		[
+			'a revoked key',
+			() => ({ apiKey: DEMO_KEYS.revoked, baseUrl: sb.baseUrl }),
+			'Error',
+			n8n1(
+				/^The Decision Service refused the API key \(401\)/,
+				/^Authorization failed - please check your credentials$/,
+			),
+		],
+		[
+			'a base URL that redirects to another origin (301)',
+			() => ({ apiKey: DEMO_KEYS.free, baseUrl: proxy.baseUrlFor('redirect301') }),
+			'Error',
+			n8n1(
+				/^The Base URL answered with a redirect \(301\)\. It is not followed, so the key is not sent elsewhere/,
+				/^Request failed with status code 301$/,
+			),
+		],
+		[
+			'a base URL that redirects to another origin (307)',
+			() => ({ apiKey: DEMO_KEYS.free, baseUrl: proxy.baseUrlFor('redirect307') }),
+			'Error',
+			n8n1(
+				/^The Base URL answered with a redirect \(307\)/,
+				/^Request failed with status code 307$/,
+			),
+		],
+	];
+
+	it.each(rows)('tests the credential: %s', async (_name, fields, status, message) => {
+		const answer = await testCredential(fields());
+		expect({ status: answer.status, message: answer.message }).toEqual({
+			status,
+			message: expect.stringMatching(message),
+		});
+		for (const key of [...Object.values(DEMO_KEYS), WRONG_KEY])
+			expect(answer.text).not.toContain(key);
+	});
+
+	it("the credential's Test follows no redirect: nothing reached the other origin", () => {
+		expect(proxy.counters('redirect301').received).toEqual({ 'GET /v1/decisions': 1 });
+		expect(proxy.canary.hits).toEqual([]);
 	});
 
 	it('lists the node and its AI-agent tool variant', async () => {
-		const cookie = await signIn(n8n.url);
 		const response = await fetch(`${n8n.url}/types/nodes.json`, { headers: { cookie } });
 		expect(response.status).toBe(200);
 		const types = (await response.json()) as Array<{

@@ -20,6 +20,8 @@ import {
 	errorFromResponse,
 } from '../../src/client';
 import { hintFor } from '../../nodes/DecisionService/errors';
+import { parseAnswer } from '../../src/client/parse';
+import { decisionListSchema, runAnswerSchema } from '../../src/contract';
 
 const KEY = 'dsk_live_secret_key_1234';
 const context = {
@@ -238,6 +240,53 @@ describe('errorFromResponse', () => {
 		for (const error of errors) {
 			expect(error.message).not.toMatch(/n8n|credential|option|"Version"|Max Wait|node/i);
 		}
+	});
+});
+
+describe('parseAnswer: a 2xx that is not the answer', () => {
+	const response = (body: string) => ({ status: 200, headers: {}, body });
+	const secrets = [KEY];
+	// A decide (metered: a 2xx was charged) and a read.
+	const parse = (body: string, metered: boolean): unknown =>
+		metered
+			? parseAnswer(response(body), runAnswerSchema, {
+					label: 'decide on "ticket-routing"',
+					secrets,
+					mayHaveBeenCharged: true,
+				})
+			: parseAnswer(response(body), decisionListSchema, {
+					label: 'list decisions',
+					secrets,
+					mayHaveBeenCharged: false,
+				});
+	const thrown = (run: () => unknown): ResponseFormatError => {
+		try {
+			run();
+		} catch (error) {
+			expect(error).toBeInstanceOf(ResponseFormatError);
+			return error as ResponseFormatError;
+		}
+		throw new Error('no error');
+	};
+
+	it("an error envelope with 200 shows the service's code and message, never the key", () => {
+		for (const metered of [true, false]) {
+			const error = thrown(() =>
+				parse(envelope('internal_error', `Database unavailable for ${KEY}.`), metered),
+			);
+			expect(error.message).toMatch(
+				/with status 200 but an error instead of the answer \(internal_error\): Database unavailable for /,
+			);
+			expect(error.message).not.toContain(KEY);
+			expect(error.mayHaveBeenCharged).toBe(metered);
+		}
+	});
+
+	it('another wrong shape names the field', () => {
+		expect(thrown(() => parse('{"decisions":{}}', false)).message).toMatch(
+			/Unexpected answer to list decisions: field "decisions"/,
+		);
+		expect(thrown(() => parse('<html>', true)).message).toMatch(/not JSON/);
 	});
 });
 
