@@ -16,8 +16,18 @@ function valueAt(body: unknown, path: readonly PropertyKey[]): unknown {
 export function parseAnswer<T>(
 	response: TransportResponse,
 	schema: ZodMiniType<T>,
-	context: { label: string; secrets: readonly string[]; mayHaveBeenCharged: boolean },
+	context: {
+		label: string;
+		secrets: readonly string[];
+		mayHaveBeenCharged: boolean;
+		/** A request that changes something (a create, feedback): a 2xx says it was done. */
+		changesState: boolean;
+	},
 ): T {
+	// Said once in every message below: the 2xx status means the change was made, answer or not.
+	const done = context.changesState
+		? ' The status says it was carried out: check before sending it again.'
+		: '';
 	let json: unknown;
 	try {
 		json = JSON.parse(response.body);
@@ -28,7 +38,7 @@ export function parseAnswer<T>(
 			code: 'invalid_response',
 			status: response.status,
 			mayHaveBeenCharged: context.mayHaveBeenCharged,
-			message: `The Decision Service answered ${context.label} with status ${response.status} but a body that is not JSON.`,
+			message: `The Decision Service answered ${context.label} with status ${response.status} but a body that is not JSON.${done}`,
 		});
 	}
 	const parsed = schema.safeParse(json);
@@ -42,7 +52,7 @@ export function parseAnswer<T>(
 			status: response.status,
 			mayHaveBeenCharged: context.mayHaveBeenCharged,
 			message: scrubSecrets(
-				`The Decision Service answered ${context.label} with status ${response.status} but an error instead of the answer (${code.slice(0, 60)}): ${message.slice(0, 300)}`,
+				`The Decision Service answered ${context.label} with status ${response.status} but an error instead of the answer (${code.slice(0, 60)}): ${message.slice(0, 300)}${done}`,
 				context.secrets,
 			),
 		});
@@ -59,7 +69,7 @@ export function parseAnswer<T>(
 			message: each.message,
 		})),
 		message: scrubSecrets(
-			`Unexpected answer to ${context.label}: field "${field}" ${issue.message.toLowerCase()} (received ${received.slice(0, 80)}).`,
+			`Unexpected answer to ${context.label}: field "${field}" ${issue.message.toLowerCase()} (received ${received.slice(0, 80)}).${done}`,
 			context.secrets,
 		),
 	});

@@ -258,6 +258,7 @@ export class Requester {
 			label: operation.label,
 			secrets: this.options.secrets,
 			mayHaveBeenCharged: operation.retry === 'metered',
+			changesState: operation.method !== 'GET' && operation.retry !== 'metered',
 		});
 	}
 

@@ -253,11 +253,13 @@ describe('parseAnswer: a 2xx that is not the answer', () => {
 					label: 'decide on "ticket-routing"',
 					secrets,
 					mayHaveBeenCharged: true,
+					changesState: false,
 				})
 			: parseAnswer(response(body), decisionListSchema, {
 					label: 'list decisions',
 					secrets,
 					mayHaveBeenCharged: false,
+					changesState: false,
 				});
 	const thrown = (run: () => unknown): ResponseFormatError => {
 		try {
@@ -287,6 +289,19 @@ describe('parseAnswer: a 2xx that is not the answer', () => {
 			/Unexpected answer to list decisions: field "decisions"/,
 		);
 		expect(thrown(() => parse('<html>', true)).message).toMatch(/not JSON/);
+	});
+
+	it('a create answered 2xx with a broken body says it was carried out, a read does not', () => {
+		const create = thrown(() =>
+			parseAnswer(response('<html>'), decisionListSchema, {
+				label: 'create decision',
+				secrets,
+				mayHaveBeenCharged: false,
+				changesState: true,
+			}),
+		);
+		expect(create.message).toMatch(/not JSON\. The status says it was carried out: check before/);
+		expect(thrown(() => parse('<html>', false)).message).not.toMatch(/carried out/);
 	});
 });
 
