@@ -48,7 +48,8 @@ export class ConcurrencyLimiter {
 	}
 }
 
-function checkCapacity(capacity: number): void {
+/** A fixed concurrency must be a whole number of at least 1 (a moving one is floored at 1). */
+export function checkCapacity(capacity: number): void {
 	if (!Number.isInteger(capacity) || capacity < 1)
 		throw new RangeError('concurrency must be a whole number of at least 1');
 }

@@ -1,3 +1,5 @@
+import { checkCapacity } from './limiter';
+
 /**
  * Runs `task(0)` … `task(count - 1)`, starting the next index whenever fewer than `limit()` run
  * (a fixed number, or a target that moves between tasks: the adaptive in-flight target). No index
@@ -11,9 +13,7 @@ export async function forEachBounded(
 	task: (index: number) => Promise<void>,
 	shouldStop: () => boolean = () => false,
 ): Promise<void> {
-	if (typeof limit === 'number' && (!Number.isInteger(limit) || limit < 1)) {
-		throw new RangeError('concurrency must be a whole number of at least 1');
-	}
+	if (typeof limit === 'number') checkCapacity(limit);
 	const allowed = () => Math.max(1, Math.floor(typeof limit === 'number' ? limit : limit()));
 	let next = 0;
 	let running = 0;

@@ -16,7 +16,7 @@ import {
 } from './errors';
 import { parseAnswer } from './parse';
 import { backoffMs, mayRetryErrorAnswer, mayRetryTransportFailure, type RetryClass } from './retry';
-import { ConcurrencyLimiter } from './limiter';
+import { ConcurrencyLimiter, checkCapacity } from './limiter';
 import { concurrencyControllerFor, type ConcurrencyController } from './concurrency';
 import { rateGateFor, type RateGate } from './rate-gate';
 import { rateLimitWaitMs, rateWindowOf } from './rate-headers';
@@ -135,9 +135,7 @@ export class Requester {
 		const identity = options.rateGateKey ?? this.baseUrl;
 		this.gate = rateGateFor(identity, this.options.now);
 		this.controller = concurrencyControllerFor(identity);
-		const cap = this.options.concurrency;
-		if (!Number.isInteger(cap) || cap < 1)
-			throw new RangeError('concurrency must be a whole number of at least 1');
+		checkCapacity(this.options.concurrency);
 		this.limiter = new ConcurrencyLimiter(() => this.inFlightTarget());
 	}
 
