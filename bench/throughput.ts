@@ -125,6 +125,8 @@ interface ThroughputFigures {
 	rateLimitedToUser: number;
 	/** Executions that did not answer with the items (status and the start of the body). */
 	executionErrors: string[];
+	/** The first failed item's error, shortened: what the user saw. */
+	sampleError?: string;
 	/** 429 answers the service sent to the decides. */
 	sent429: number;
 	/** Achieved ÷ plan rate (sustainedRateRatio); null with fewer than two windows of requests. */
@@ -180,11 +182,33 @@ function serviceSide(): Pick<ThroughputFigures, 'sent429' | 'inFlightMean' | 'in
 	};
 }
 
+/**
+ * A failed item's error that is a 429: our node's error carries the service's code; the HTTP
+ * Request node keeps the HTTP error it got (status 429), with n8n's own message for a 429.
+ */
+const RATE_LIMITED =
+	/rate_limited|"(statusCode|status|httpCode)":"?429\b|Try spacing your requests out/;
+
+/**
+ * A failed item's error as the report shows it: only these fields. The HTTP Request node's error
+ * is the whole HTTP error, whose request configuration holds the Authorization header: never shown.
+ */
+function shownError(error: unknown): string {
+	if (typeof error !== 'object' || error === null) return String(error).slice(0, 200);
+	const fields = error as Record<string, unknown>;
+	const shown = Object.fromEntries(
+		['message', 'code', 'status', 'httpCode'].flatMap((name) =>
+			fields[name] === undefined ? [] : [[name, fields[name]]],
+		),
+	);
+	return JSON.stringify(shown).slice(0, 200);
+}
+
 /** Posts a share's items and counts what came back: items with an error, and of those the rate-limited ones. */
 async function post(
 	share: Share,
 	firstIndex: number,
-): Promise<{ failed: number; rateLimited: number; error?: string }> {
+): Promise<{ failed: number; rateLimited: number; sampleError?: string; error?: string }> {
 	const items = Array.from({ length: share.items }, (_, index) => ({
 		text: `Message ${firstIndex + index}: how do I export my data? Limited offer inside.`,
 	}));
@@ -214,8 +238,8 @@ async function post(
 	return {
 		// An item missing from the answer failed too.
 		failed: failedItems.length + Math.max(0, share.items - answered.length),
-		rateLimited: failedItems.filter((item) => /rate_limited/.test(JSON.stringify(item.error)))
-			.length,
+		rateLimited: failedItems.filter((item) => RATE_LIMITED.test(JSON.stringify(item.error))).length,
+		sampleError: failedItems.length ? shownError(failedItems[0].error) : undefined,
 	};
 }
 
@@ -273,6 +297,7 @@ async function runOnce(
 		failedReported: answers.reduce((sum, answer) => sum + answer.failed, 0),
 		rateLimitedToUser: answers.reduce((sum, answer) => sum + answer.rateLimited, 0),
 		executionErrors: answers.flatMap((answer) => (answer.error ? [answer.error] : [])),
+		sampleError: answers.find((answer) => answer.sampleError)?.sampleError,
 		rateRatio: sustainedRateRatio(timestamps, plan.limit, windowMs),
 		cpuMsPerItem: cpu / items,
 		peakRssMb: pids.map((pid) => peakRssMb(pid)),
@@ -433,7 +458,7 @@ export async function runThroughput(options: ThroughputOptions): Promise<void> {
 		const limitPerSecond = (plan: Plan) => plan.limit / (windowMs / 1000);
 		const log = (row: Row, figures: ThroughputFigures, round: number) =>
 			console.log(
-				`${row.plan} ${row.latency} ${row.contender} round ${round + 1}: ${(figures.wallMs / 1000).toFixed(1)} s, ok ${figures.ok}/${figures.items}, failed ${figures.failed} (reported ${figures.failedReported}, rate_limited ${figures.rateLimitedToUser}), 429s sent ${figures.sent429}, rate ratio ${figures.rateRatio?.toFixed(3) ?? 'n/a'}, in flight ${figures.inFlightMean.toFixed(1)}/${figures.inFlightMax}, ${figures.cpuMsPerItem.toFixed(2)} CPU ms/item, peak RSS ${figures.peakRssMb.map((mb) => mb.toFixed(0)).join('+')} MB${figures.executionErrors.length ? `; execution errors: ${figures.executionErrors.join(' | ')}` : ''}`,
+				`${row.plan} ${row.latency} ${row.contender} round ${round + 1}: ${(figures.wallMs / 1000).toFixed(1)} s, ok ${figures.ok}/${figures.items}, failed ${figures.failed} (reported ${figures.failedReported}, rate_limited ${figures.rateLimitedToUser}), 429s sent ${figures.sent429}, rate ratio ${figures.rateRatio?.toFixed(3) ?? 'n/a'}, in flight ${figures.inFlightMean.toFixed(1)}/${figures.inFlightMax}, ${figures.cpuMsPerItem.toFixed(2)} CPU ms/item, peak RSS ${figures.peakRssMb.map((mb) => mb.toFixed(0)).join('+')} MB${figures.executionErrors.length ? `; execution errors: ${figures.executionErrors.join(' | ')}` : ''}${figures.sampleError ? `; first error: ${figures.sampleError}` : ''}`,
 			);
 		// Latency by latency, plan by plan: our node's next run with a key comes after the other
 		// plans' runs, so its rate gate's last window has ended and no run waits for it.
