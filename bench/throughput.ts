@@ -35,7 +35,7 @@ import {
 	startN8n,
 	type N8nInstance,
 } from '../harness/n8n-env';
-import { cpuMs, peakRssMb, resetPeakRss } from './measure';
+import { cpuMs, machineBusyMs, peakRssMb, resetPeakRss } from './measure';
 import {
 	controlSandbox,
 	figure,
@@ -133,6 +133,11 @@ interface ThroughputFigures {
 	rateRatio: number | null;
 	/** n8n CPU per item, idle subtracted, over every process of the run. */
 	cpuMsPerItem: number;
+	/**
+	 * CPU the rest of the machine used during the run (not n8n, not this process: the sandbox
+	 * runs here), in cores: another job's load shows here, and the CPU figures are then suspect.
+	 */
+	otherCores: number;
 	/** Peak RSS of each n8n process of the run. */
 	peakRssMb: number[];
 	/** Decides the service held at once: mean (sum of holding times ÷ span) and max. */
@@ -266,6 +271,8 @@ async function runOnce(
 	const pids = shares.map((share) => share.n8n.instance.process!.pid!);
 	const cpuBefore = pids.map((pid) => cpuMs(pid));
 	for (const pid of pids) resetPeakRss(pid);
+	const machineBefore = machineBusyMs();
+	const selfBefore = process.cpuUsage();
 	const started = performance.now();
 	let firstIndex = 0;
 	const answers = await Promise.all(
@@ -276,6 +283,10 @@ async function runOnce(
 		}),
 	);
 	const wallMs = performance.now() - started;
+	const n8nCpu = pids.reduce((sum, pid, index) => sum + cpuMs(pid) - cpuBefore[index], 0);
+	const selfUsage = process.cpuUsage(selfBefore);
+	const selfCpu = (selfUsage.user + selfUsage.system) / 1000;
+	const otherCores = Math.max(0, machineBusyMs() - machineBefore - n8nCpu - selfCpu) / wallMs;
 	if (contender === 'decision-service')
 		for (const share of shares) share.n8n.gateUsedAt.set(plan.key, performance.now());
 	const items = shares.reduce((sum, share) => sum + share.items, 0);
@@ -300,6 +311,7 @@ async function runOnce(
 		sampleError: answers.find((answer) => answer.sampleError)?.sampleError,
 		rateRatio: sustainedRateRatio(timestamps, plan.limit, windowMs),
 		cpuMsPerItem: cpu / items,
+		otherCores,
 		peakRssMb: pids.map((pid) => peakRssMb(pid)),
 		...serviceSide(),
 		timestamps,
@@ -307,7 +319,7 @@ async function runOnce(
 }
 
 function table(rows: Row[], planHeader = 'Plan'): string {
-	const header = `| ${planHeader} | Latency | Contender | Wall s | Items ok | Items failed | 429s reaching the user | 429s sent by the service | Achieved ÷ plan rate | Decides in flight at the service, mean / max | n8n CPU ms/item (idle subtracted) | Peak RSS MB (n8n) |`;
+	const header = `| ${planHeader} | Latency | Contender | Wall s | Items ok | Items failed | 429s reaching the user | 429s sent by the service | Achieved ÷ plan rate | Decides in flight at the service, mean / max | n8n CPU ms/item (idle subtracted) | Peak RSS MB (n8n) | Other load on the machine, cores |`;
 	const lines = rows.map((row) =>
 		[
 			row.plan,
@@ -326,9 +338,10 @@ function table(rows: Row[], planHeader = 'Plan'): string {
 						.map((_, index) => figure(row.runs, (run) => run.peakRssMb[index], 0))
 						.join(' + ')
 				: figure(row.runs, (run) => run.peakRssMb[0], 0),
+			figure(row.runs, (run) => run.otherCores, 2),
 		].join(' | '),
 	);
-	return [header, `|${'---|'.repeat(12)}`, ...lines.map((line) => `| ${line} |`)].join('\n');
+	return [header, `|${'---|'.repeat(13)}`, ...lines.map((line) => `| ${line} |`)].join('\n');
 }
 
 /** An n8n user folder with the bench's credentials and workflows, every workflow published. */
@@ -458,7 +471,7 @@ export async function runThroughput(options: ThroughputOptions): Promise<void> {
 		const limitPerSecond = (plan: Plan) => plan.limit / (windowMs / 1000);
 		const log = (row: Row, figures: ThroughputFigures, round: number) =>
 			console.log(
-				`${row.plan} ${row.latency} ${row.contender} round ${round + 1}: ${(figures.wallMs / 1000).toFixed(1)} s, ok ${figures.ok}/${figures.items}, failed ${figures.failed} (reported ${figures.failedReported}, rate_limited ${figures.rateLimitedToUser}), 429s sent ${figures.sent429}, rate ratio ${figures.rateRatio?.toFixed(3) ?? 'n/a'}, in flight ${figures.inFlightMean.toFixed(1)}/${figures.inFlightMax}, ${figures.cpuMsPerItem.toFixed(2)} CPU ms/item, peak RSS ${figures.peakRssMb.map((mb) => mb.toFixed(0)).join('+')} MB${figures.executionErrors.length ? `; execution errors: ${figures.executionErrors.join(' | ')}` : ''}${figures.sampleError ? `; first error: ${figures.sampleError}` : ''}`,
+				`${row.plan} ${row.latency} ${row.contender} round ${round + 1}: ${(figures.wallMs / 1000).toFixed(1)} s, ok ${figures.ok}/${figures.items}, failed ${figures.failed} (reported ${figures.failedReported}, rate_limited ${figures.rateLimitedToUser}), 429s sent ${figures.sent429}, rate ratio ${figures.rateRatio?.toFixed(3) ?? 'n/a'}, in flight ${figures.inFlightMean.toFixed(1)}/${figures.inFlightMax}, ${figures.cpuMsPerItem.toFixed(2)} CPU ms/item, peak RSS ${figures.peakRssMb.map((mb) => mb.toFixed(0)).join('+')} MB, other load ${figures.otherCores.toFixed(2)} cores${figures.executionErrors.length ? `; execution errors: ${figures.executionErrors.join(' | ')}` : ''}${figures.sampleError ? `; first error: ${figures.sampleError}` : ''}`,
 			);
 		// Latency by latency, plan by plan: our node's next run with a key comes after the other
 		// plans' runs, so its rate gate's last window has ended and no run waits for it.
