@@ -31,3 +31,11 @@ export function median(values: number[]): number {
 	const middle = Math.floor(sorted.length / 2);
 	return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
+
+/** CPU time the whole machine spent busy (every core, every process), in milliseconds. */
+export function machineBusyMs(): number {
+	const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1);
+	// user nice system idle iowait irq softirq steal: all but idle and iowait.
+	const busy = [0, 1, 2, 5, 6, 7].reduce((sum, index) => sum + Number(fields[index] ?? 0), 0);
+	return (busy * 1000) / TICKS_PER_SECOND;
+}

@@ -5,7 +5,10 @@
  *
  * Flags: --rounds 3, --window-ms 20000 (the sandbox's rate window: the plan's minute scaled down
  * so the bench ends in minutes), --quick (1 round, 10 s window, smaller runs), --only latency or
- * --only memory (that part alone; the report files are not rewritten), --profile-n8n DIR (n8n runs with --cpu-prof and writes its CPU profile into DIR
+ * --only memory (that part alone; the report files are not rewritten), --only throughput (issue
+ * 12's scenarios, bench/throughput.ts: real latencies, default settings, two processes on one key;
+ * one round unless --rounds says otherwise; writes throughput.json, throughput-table.md and its
+ * plots), --profile-n8n DIR (n8n runs with --cpu-prof and writes its CPU profile into DIR
  * when it stops).
  */
 import { spawn } from 'node:child_process';
@@ -30,15 +33,24 @@ import {
 	type N8nInstance,
 } from '../harness/n8n-env';
 import { cpuMs, median, peakRssMb, resetPeakRss, rssMb } from './measure';
+import {
+	controlSandbox,
+	figure,
+	measureIdleCpu,
+	successTimes,
+	sustainedRateRatio,
+	waitForWebhooks,
+} from './n8n-bench';
 import { flag, option } from './setup';
 import { renderRatePlots, type RateSeries } from './plot';
+import { runThroughput } from './throughput';
 import { benchWorkflow, type Contender } from './workflows';
 
 const quick = process.argv.includes('--quick');
 const profileDir = option('profile-n8n');
 const only = option('only');
-if (only !== undefined && only !== 'latency' && only !== 'memory')
-	throw new Error('--only takes latency or memory');
+if (only !== undefined && only !== 'latency' && only !== 'memory' && only !== 'throughput')
+	throw new Error('--only takes latency, memory or throughput');
 const rounds = flag('rounds', quick ? 1 : 3);
 const windowMs = flag('window-ms', quick ? 10_000 : 20_000);
 
@@ -151,85 +163,17 @@ function serviceSide(startedAt: number): {
 }
 
 async function resetSandbox(sandbox: RunningSandbox, scenario: Scenario): Promise<void> {
-	const control = async (path: string, body: unknown) => {
-		const response = await request(`${sandbox.origin}/_control${path}`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify(body),
-		});
-		if (response.statusCode >= 300)
-			throw new Error(`control ${path}: ${response.statusCode} ${await response.body.text()}`);
-		await response.body.dump();
-	};
-	await control('/reset', {});
-	await control('/clock', { rate_window_ms: windowMs });
+	await controlSandbox(sandbox, '/reset', {});
+	await controlSandbox(sandbox, '/clock', { rate_window_ms: windowMs });
 	if (scenario.latencyMs)
-		await control('/faults', {
+		await controlSandbox(sandbox, '/faults', {
 			seed: 1,
 			rules: [{ method: 'POST', path: '^/v1/decide/', latency_ms: scenario.latencyMs }],
 		});
 }
 
-/** Runs of the account, as the sandbox recorded them: the successful decide calls, in time order. */
-function successTimes(sandbox: RunningSandbox, key: string): number[] {
-	const account = sandbox.store.accountForKey(key);
-	if (!account) return [];
-	return [...account.runs.values()].map((run) => Date.parse(run.created_at)).sort((a, b) => a - b);
-}
-
-/**
- * Achieved ÷ plan rate, window by window as the service counts: the windows are rebuilt from the
- * successful requests (one starts at the first request after the previous one ended, as in the
- * sandbox); rate = requests before the last window ÷ time from the first request to the start of
- * the last window. A client that fills every window and starts the next one the moment it opens
- * scores 1.0, however long each burst takes to send.
- */
-function sustainedRateRatio(timestamps: number[], limit: number): number | null {
-	const starts: number[] = [];
-	let windowEnd = -Infinity;
-	for (const time of timestamps) {
-		if (time >= windowEnd) {
-			starts.push(time);
-			windowEnd = time + windowMs;
-		}
-	}
-	if (starts.length < 2) return null;
-	const lastStart = starts[starts.length - 1];
-	const before = timestamps.filter((time) => time < lastStart).length;
-	return before / ((lastStart - timestamps[0]) / 1000) / (limit / (windowMs / 1000));
-}
-
 /** n8n's own CPU use while idle (timers, housekeeping), subtracted from each run's figure. */
 let idleCpuMsPerSecond = 0;
-
-/** The lowest of four 3-second windows: n8n may still be finishing start-up work in the first ones. */
-async function measureIdleCpu(pid: number): Promise<number> {
-	const windows: number[] = [];
-	for (let index = 0; index < 4; index++) {
-		const before = cpuMs(pid);
-		const started = performance.now();
-		await new Promise((resolve) => setTimeout(resolve, 3_000));
-		windows.push((cpuMs(pid) - before) / ((performance.now() - started) / 1000));
-	}
-	return Math.min(...windows);
-}
-
-/** n8n registers webhooks a moment after it reports ready: post empty runs until each answers. */
-async function waitForWebhooks(n8n: N8nInstance, paths: string[]): Promise<void> {
-	for (const path of paths) {
-		for (let attempt = 0; ; attempt++) {
-			const response = await request(`${n8n.url}/webhook/${path}`, {
-				method: 'POST',
-				headers: { 'content-type': 'application/json' },
-				body: JSON.stringify({ items: [] }),
-			});
-			await response.body.dump();
-			if (response.statusCode !== 404) break;
-			if (attempt > 120) throw new Error(`webhook ${path} never registered`);
-			await new Promise((resolve) => setTimeout(resolve, 250));
-		}
-	}
-}
 
 async function runOnce(
 	sandbox: RunningSandbox,
@@ -265,7 +209,8 @@ async function runOnce(
 	const cpu = cpuMs(pid) - cpuBefore;
 	const timestamps = successTimes(sandbox, scenario.key);
 	const ok = timestamps.length;
-	const rateRatio = scenario.limit === null ? null : sustainedRateRatio(timestamps, scenario.limit);
+	const rateRatio =
+		scenario.limit === null ? null : sustainedRateRatio(timestamps, scenario.limit, windowMs);
 	const idleCpu = idleCpuMsPerSecond * (wallMs / 1000);
 	return {
 		wallMs,
@@ -311,17 +256,6 @@ const batchOf = (scenario: Scenario, leg: Leg) =>
 
 const rowLabel = (row: Pick<Row, 'contender' | 'concurrency'>) =>
 	row.concurrency === undefined ? row.contender : `${row.contender} (C = ${row.concurrency})`;
-
-function figure(runs: RunFigures[], pick: (run: RunFigures) => number | null, digits = 1): string {
-	const values = runs
-		.map(pick)
-		.filter((value): value is number => value !== null && Number.isFinite(value));
-	if (!values.length) return 'n/a';
-	const format = (value: number) => value.toFixed(digits);
-	return values.length === 1
-		? format(values[0])
-		: `${format(median(values))} (${format(Math.min(...values))}–${format(Math.max(...values))})`;
-}
 
 function table(rows: Row[]): string {
 	const header =
@@ -703,7 +637,10 @@ async function main(): Promise<void> {
 	}
 }
 
-main().catch((error: unknown) => {
+(only === 'throughput'
+	? runThroughput({ quick, windowMs, rounds: flag('rounds', 1) })
+	: main()
+).catch((error: unknown) => {
 	console.error(error);
 	process.exit(1);
 });

@@ -10,7 +10,17 @@ export interface BenchWorkflowOptions {
 	credentialId: string;
 	baseUrl: string;
 	apiKey: string;
-	concurrency: number;
+	/**
+	 * Our node's Concurrency (with a 600 s rate-limit wait and simplified answers). Unset: no
+	 * option set at all, the node as it comes when dropped into a workflow.
+	 */
+	concurrency?: number;
+	/**
+	 * Each item's outcome comes back: the contender continues on fail (n8n's "On Error: Continue",
+	 * one item per input, failed ones with their error) and the webhook answers with every item,
+	 * not the first. So failed items and their errors can be counted.
+	 */
+	perItemOutcome?: boolean;
 	/** Batching of the HTTP Request node: the plan's rate, as a careful user would set it. */
 	batch?: { size: number; intervalMs: number };
 }
@@ -43,7 +53,10 @@ export function benchWorkflow(options: BenchWorkflowOptions): Record<string, unk
 							inputMode: 'json',
 							jsonInput: '={{ $json }}',
 							outputMode: 'singleOutput',
-							options: { concurrency: options.concurrency, maxRateLimitWait: 600, simplify: true },
+							options:
+								options.concurrency === undefined
+									? {}
+									: { concurrency: options.concurrency, maxRateLimitWait: 600, simplify: true },
 						},
 					}
 				: {
@@ -96,7 +109,7 @@ export function benchWorkflow(options: BenchWorkflowOptions): Record<string, unk
 					httpMethod: 'POST',
 					path: options.webhookPath,
 					responseMode: 'lastNode',
-					responseData: 'firstEntryJson',
+					responseData: options.perItemOutcome ? 'allEntries' : 'firstEntryJson',
 					options: {},
 				},
 			},
@@ -108,7 +121,11 @@ export function benchWorkflow(options: BenchWorkflowOptions): Record<string, unk
 				position: [300, 300],
 				parameters: { fieldToSplitOut: 'body.items', options: {} },
 			},
-			{ id: `${options.id}-contender`, ...contenderNode },
+			{
+				id: `${options.id}-contender`,
+				...contenderNode,
+				...(options.perItemOutcome ? { onError: 'continueRegularOutput' } : {}),
+			},
 		],
 		connections: {
 			Webhook: { main: [[{ node: 'Items', type: 'main', index: 0 }]] },

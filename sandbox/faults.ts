@@ -11,7 +11,11 @@ import { ERROR_STATUS, type ErrorCode } from './errors';
  * same requests fail.
  *
  * Effects of a fired rule, in this order:
- * - `latency_ms`: waits before handling.
+ * - `latency_ms`: waits before handling. With `latency_max_ms` too, the wait is drawn uniformly
+ *   in [latency_ms, latency_max_ms] (whole milliseconds) from the same seeded PRNG, one draw per
+ *   fired request: two rules make a mix, e.g. 10 % of decides at 3–5 s (a fallback after a
+ *   primary-engine timeout, as the API text describes) and the rest at 600 ms. The wait changes
+ *   nothing else: the answer and its headers are those of the same request without the rule.
  * - `reset: 'before'`: destroys the connection before any handling (nothing changed, nothing charged).
  * - `status`: answers that status with the error envelope instead of handling (nothing changed,
  *   nothing charged). Code defaults by status (500 internal_error, 502 bad_gateway,
@@ -24,34 +28,46 @@ import { ERROR_STATUS, type ErrorCode } from './errors';
  * - `malformed`: the request is handled, then answered 200 with a truncated, non-JSON body.
  */
 
-export const faultRuleSchema = z.object({
-	method: z.string().min(1).optional(),
-	path: z
-		.string()
-		.optional()
-		.refine(
-			(source) => {
-				if (source === undefined) return true;
-				try {
-					new RegExp(source);
-					return true;
-				} catch {
-					return false;
-				}
-			},
-			{ message: 'must be a valid regular expression' },
-		),
-	probability: z.number().min(0).max(1).optional(),
-	times: z.number().int().min(0).optional(),
-	latency_ms: z.number().int().min(0).max(120_000).optional(),
-	status: z.number().int().min(100).max(599).optional(),
-	code: z.string().min(1).optional(),
-	message: z.string().optional(),
-	retry_after: z.number().int().min(0).optional(),
-	reset: z.enum(['before', 'after']).optional(),
-	malformed: z.boolean().optional(),
-	primary_timeout: z.boolean().optional(),
-});
+/** The longest injected wait, ms. */
+export const MAX_FAULT_LATENCY_MS = 120_000;
+
+export const faultRuleSchema = z
+	.object({
+		method: z.string().min(1).optional(),
+		path: z
+			.string()
+			.optional()
+			.refine(
+				(source) => {
+					if (source === undefined) return true;
+					try {
+						new RegExp(source);
+						return true;
+					} catch {
+						return false;
+					}
+				},
+				{ message: 'must be a valid regular expression' },
+			),
+		probability: z.number().min(0).max(1).optional(),
+		times: z.number().int().min(0).optional(),
+		latency_ms: z.number().int().min(0).max(MAX_FAULT_LATENCY_MS).optional(),
+		latency_max_ms: z.number().int().min(0).max(MAX_FAULT_LATENCY_MS).optional(),
+		status: z.number().int().min(100).max(599).optional(),
+		code: z.string().min(1).optional(),
+		message: z.string().optional(),
+		retry_after: z.number().int().min(0).optional(),
+		reset: z.enum(['before', 'after']).optional(),
+		malformed: z.boolean().optional(),
+		primary_timeout: z.boolean().optional(),
+	})
+	.refine(
+		(rule) => rule.latency_max_ms === undefined || rule.latency_max_ms >= (rule.latency_ms ?? 0),
+		{
+			message: 'must be at least latency_ms',
+			path: ['latency_max_ms'],
+		},
+	);
 
 export const faultsRequestSchema = z.object({
 	seed: z.number().int().optional(),
@@ -142,6 +158,13 @@ export class FaultInjector {
 		return { seed: this.seed, rules: this.rules.map(({ rule, fired }) => ({ ...rule, fired })) };
 	}
 
+	/** The wait of a fired rule: `latency_ms`, or a uniform draw up to `latency_max_ms` when that is given. */
+	private latencyOf(rule: FaultRule): number {
+		const low = rule.latency_ms ?? 0;
+		if (rule.latency_max_ms === undefined) return low;
+		return low + Math.floor(this.random() * (rule.latency_max_ms - low + 1));
+	}
+
 	/** Decides what happens to a request; undefined when no rule fires. */
 	next(method: string, path: string): FiredFault | undefined {
 		for (let index = 0; index < this.rules.length; index += 1) {
@@ -155,7 +178,7 @@ export class FaultInjector {
 			active.fired += 1;
 			const fired: FiredFault = {
 				rule: index,
-				latencyMs: rule.latency_ms ?? 0,
+				latencyMs: this.latencyOf(rule),
 				resetBefore: rule.reset === 'before',
 				resetAfter: rule.reset === 'after',
 				retryAfter: rule.retry_after ?? 1,

@@ -1,0 +1,597 @@
+/**
+ * `npm run bench -- --only throughput`: issue 12's scenarios in real n8n. Each plan (Starter,
+ * Pro, Scale) at each latency the API text describes (200 ms, 800 ms, and a fallback mix: 600 ms
+ * with 10 % at 3–5 s), injected by the sandbox before it handles each decide; contenders: our node
+ * with default settings (no option set), the HTTP Request node's default, and the HTTP Request
+ * node batched to the plan's rate. Then two n8n processes on one key (Scale, 800 ms), each posting
+ * half of the items at once, as two queue-mode workers would.
+ *
+ * Every contender continues on fail and the webhook answers with every item, so failed items and
+ * their errors are counted (a 429 that reached the user is a failed item whose error is
+ * `rate_limited`). The service's side comes from the sandbox's record of each exchange.
+ *
+ * Flags: --window-ms (default 20 000: the plan's minute scaled 3×), --rounds (default 1),
+ * --quick (10 s windows, 200 ms and the fallback mix only, at most 240 items a run; the report
+ * files go to a temporary folder).
+ */
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { request } from 'undici';
+import {
+	DEMO_KEYS,
+	startSandbox,
+	type RunningSandbox,
+	type SandboxExchange,
+} from '../sandbox/server';
+import type { FaultRule } from '../sandbox/faults';
+import { N8N_VERSION } from '../harness/n8n-install';
+import {
+	freePort,
+	packTarball,
+	prepareN8n,
+	projectRoot,
+	startN8n,
+	type N8nInstance,
+} from '../harness/n8n-env';
+import { cpuMs, machineBusyMs, peakRssMb, resetPeakRss } from './measure';
+import {
+	controlSandbox,
+	figure,
+	measureIdleCpu,
+	successTimes,
+	sustainedRateRatio,
+	waitForWebhooks,
+} from './n8n-bench';
+import { renderRatePlots, type RateSeries } from './plot';
+import { benchWorkflow, type Contender } from './workflows';
+
+export interface ThroughputOptions {
+	quick: boolean;
+	/** The sandbox's rate window: the plan's minute, scaled. */
+	windowMs: number;
+	rounds: number;
+}
+
+interface Plan {
+	name: string;
+	slug: string;
+	key: string;
+	/** Requests per window. */
+	limit: number;
+}
+
+const PLANS: Plan[] = [
+	{ name: 'Starter (60/min)', slug: 'starter', key: DEMO_KEYS.starter, limit: 60 },
+	{ name: 'Pro (120/min)', slug: 'pro', key: DEMO_KEYS.pro, limit: 120 },
+	{ name: 'Scale (600/min)', slug: 'scale', key: DEMO_KEYS.scale, limit: 600 },
+];
+
+interface Latency {
+	name: string;
+	/** The sandbox's fault rules: a wait before it handles each decide, nothing else. */
+	rules: FaultRule[];
+}
+
+const DECIDES = { method: 'POST', path: '^/v1/decide/' };
+/** The API text: "the primary engine usually answers in under one second, a fallback after a primary-engine timeout can take a few seconds". */
+const LATENCIES: Latency[] = [
+	{ name: '200 ms', rules: [{ ...DECIDES, latency_ms: 200 }] },
+	{ name: '800 ms', rules: [{ ...DECIDES, latency_ms: 800 }] },
+	{
+		name: '600 ms, 10 % at 3–5 s',
+		rules: [
+			{ ...DECIDES, probability: 0.1, latency_ms: 3000, latency_max_ms: 5000 },
+			{ ...DECIDES, latency_ms: 600 },
+		],
+	},
+];
+const SCALE = PLANS[2];
+const TWO_PROCESS_LATENCY = LATENCIES[1];
+
+const CONTENDERS: Contender[] = ['decision-service', 'http-default', 'http-batched'];
+const contenderLabel = (contender: Contender) =>
+	contender === 'decision-service' ? 'decision-service (default settings)' : contender;
+
+/** One n8n process of the bench. */
+interface BenchN8n {
+	instance: N8nInstance;
+	/** n8n's own CPU use while idle, subtracted from each run's figure. */
+	idleCpuMsPerSecond: number;
+	/**
+	 * When our node last finished a run with each key in this process: its rate gate lives in the
+	 * process and remembers the key's window, and the sandbox is reset before each run.
+	 */
+	gateUsedAt: Map<string, number>;
+}
+
+/** Items posted to one n8n's webhook in a run. */
+interface Share {
+	n8n: BenchN8n;
+	path: string;
+	items: number;
+}
+
+interface ThroughputFigures {
+	wallMs: number;
+	items: number;
+	/** Successful decides, counted by the service. */
+	ok: number;
+	/** Items − ok. */
+	failed: number;
+	/** Items that came back with an error (continue on fail), and of those with `rate_limited`. */
+	failedReported: number;
+	rateLimitedToUser: number;
+	/** Executions that did not answer with the items (status and the start of the body). */
+	executionErrors: string[];
+	/** The first failed item's error, shortened: what the user saw. */
+	sampleError?: string;
+	/** 429 answers the service sent to the decides. */
+	sent429: number;
+	/** Achieved ÷ plan rate (sustainedRateRatio); null with fewer than two windows of requests. */
+	rateRatio: number | null;
+	/** n8n CPU per item, idle subtracted, over every process of the run. */
+	cpuMsPerItem: number;
+	/**
+	 * CPU the rest of the machine used during the run (not n8n, not this process: the sandbox
+	 * runs here), in cores: another job's load shows here, and the CPU figures are then suspect.
+	 */
+	otherCores: number;
+	/** Peak RSS of each n8n process of the run. */
+	peakRssMb: number[];
+	/** Decides the service held at once: mean (sum of holding times ÷ span) and max. */
+	inFlightMean: number;
+	inFlightMax: number;
+	timestamps: number[];
+}
+
+interface Row {
+	plan: string;
+	latency: string;
+	contender: string;
+	runs: ThroughputFigures[];
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Every API exchange the sandbox answered; cleared before each run. */
+const exchanges: SandboxExchange[] = [];
+
+function serviceSide(): Pick<ThroughputFigures, 'sent429' | 'inFlightMean' | 'inFlightMax'> {
+	const decides = exchanges.filter(
+		(exchange) => exchange.method === 'POST' && exchange.path.startsWith('/v1/decide/'),
+	);
+	if (!decides.length) return { sent429: 0, inFlightMean: Number.NaN, inFlightMax: 0 };
+	const held = decides.reduce((sum, exchange) => sum + (exchange.sentAt - exchange.receivedAt), 0);
+	const span =
+		Math.max(...decides.map((exchange) => exchange.sentAt)) -
+		Math.min(...decides.map((exchange) => exchange.receivedAt));
+	// Arrivals before departures at the same instant: a decide answered as the next arrives still counts once.
+	const events = decides
+		.flatMap((exchange) => [
+			{ at: exchange.receivedAt, step: 1 },
+			{ at: exchange.sentAt, step: -1 },
+		])
+		.sort((a, b) => a.at - b.at || a.step - b.step);
+	let inFlight = 0;
+	let inFlightMax = 0;
+	for (const event of events) {
+		inFlight += event.step;
+		inFlightMax = Math.max(inFlightMax, inFlight);
+	}
+	return {
+		sent429: decides.filter((exchange) => exchange.status === 429).length,
+		inFlightMean: span > 0 ? held / span : Number.NaN,
+		inFlightMax,
+	};
+}
+
+/**
+ * A failed item's error that is a 429: our node's error carries the service's code; the HTTP
+ * Request node keeps the HTTP error it got (status 429), with n8n's own message for a 429.
+ */
+const RATE_LIMITED =
+	/rate_limited|"(statusCode|status|httpCode)":"?429\b|Try spacing your requests out/;
+
+/**
+ * A failed item's error as the report shows it: only these fields. The HTTP Request node's error
+ * is the whole HTTP error, whose request configuration holds the Authorization header: never shown.
+ */
+function shownError(error: unknown): string {
+	if (typeof error !== 'object' || error === null) return String(error).slice(0, 200);
+	const fields = error as Record<string, unknown>;
+	const shown = Object.fromEntries(
+		['message', 'code', 'status', 'httpCode'].flatMap((name) =>
+			fields[name] === undefined ? [] : [[name, fields[name]]],
+		),
+	);
+	return JSON.stringify(shown).slice(0, 200);
+}
+
+/** Posts a share's items and counts what came back: items with an error, and of those the rate-limited ones. */
+async function post(
+	share: Share,
+	firstIndex: number,
+): Promise<{ failed: number; rateLimited: number; sampleError?: string; error?: string }> {
+	const items = Array.from({ length: share.items }, (_, index) => ({
+		text: `Message ${firstIndex + index}: how do I export my data? Limited offer inside.`,
+	}));
+	const response = await request(`${share.n8n.instance.url}/webhook/${share.path}`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ items }),
+		headersTimeout: 30 * 60_000,
+		bodyTimeout: 30 * 60_000,
+	});
+	const text = await response.body.text();
+	let answered: unknown;
+	try {
+		answered = JSON.parse(text);
+	} catch {
+		answered = undefined;
+	}
+	if (response.statusCode !== 200 || !Array.isArray(answered))
+		return {
+			failed: share.items,
+			rateLimited: 0,
+			error: `HTTP ${response.statusCode}: ${text.slice(0, 200)}`,
+		};
+	const failedItems = (answered as Array<Record<string, unknown>>).filter(
+		(item) => item !== null && typeof item === 'object' && 'error' in item,
+	);
+	return {
+		// An item missing from the answer failed too.
+		failed: failedItems.length + Math.max(0, share.items - answered.length),
+		rateLimited: failedItems.filter((item) => RATE_LIMITED.test(JSON.stringify(item.error))).length,
+		sampleError: failedItems.length ? shownError(failedItems[0].error) : undefined,
+	};
+}
+
+async function runOnce(
+	sandbox: RunningSandbox,
+	plan: Plan,
+	latency: Latency,
+	contender: Contender,
+	shares: Share[],
+	windowMs: number,
+): Promise<ThroughputFigures> {
+	if (contender === 'decision-service') {
+		const lastUse = Math.max(
+			...shares.map((share) => share.n8n.gateUsedAt.get(plan.key) ?? -Infinity),
+		);
+		const waitMs = lastUse + windowMs + 1_000 - performance.now();
+		if (waitMs > 0) await sleep(waitMs);
+	}
+	await controlSandbox(sandbox, '/reset', {});
+	await controlSandbox(sandbox, '/clock', { rate_window_ms: windowMs });
+	if (latency.rules.length)
+		await controlSandbox(sandbox, '/faults', { seed: 1, rules: latency.rules });
+	exchanges.length = 0;
+	const pids = shares.map((share) => share.n8n.instance.process!.pid!);
+	const cpuBefore = pids.map((pid) => cpuMs(pid));
+	for (const pid of pids) resetPeakRss(pid);
+	const machineBefore = machineBusyMs();
+	const selfBefore = process.cpuUsage();
+	const started = performance.now();
+	let firstIndex = 0;
+	const answers = await Promise.all(
+		shares.map((share) => {
+			const posted = post(share, firstIndex);
+			firstIndex += share.items;
+			return posted;
+		}),
+	);
+	const wallMs = performance.now() - started;
+	const n8nCpu = pids.reduce((sum, pid, index) => sum + cpuMs(pid) - cpuBefore[index], 0);
+	const selfUsage = process.cpuUsage(selfBefore);
+	const selfCpu = (selfUsage.user + selfUsage.system) / 1000;
+	const otherCores = Math.max(0, machineBusyMs() - machineBefore - n8nCpu - selfCpu) / wallMs;
+	if (contender === 'decision-service')
+		for (const share of shares) share.n8n.gateUsedAt.set(plan.key, performance.now());
+	const items = shares.reduce((sum, share) => sum + share.items, 0);
+	const cpu = shares.reduce(
+		(sum, share, index) =>
+			sum +
+			Math.max(
+				0,
+				cpuMs(pids[index]) - cpuBefore[index] - share.n8n.idleCpuMsPerSecond * (wallMs / 1000),
+			),
+		0,
+	);
+	const timestamps = successTimes(sandbox, plan.key);
+	return {
+		wallMs,
+		items,
+		ok: timestamps.length,
+		failed: items - timestamps.length,
+		failedReported: answers.reduce((sum, answer) => sum + answer.failed, 0),
+		rateLimitedToUser: answers.reduce((sum, answer) => sum + answer.rateLimited, 0),
+		executionErrors: answers.flatMap((answer) => (answer.error ? [answer.error] : [])),
+		sampleError: answers.find((answer) => answer.sampleError)?.sampleError,
+		rateRatio: sustainedRateRatio(timestamps, plan.limit, windowMs),
+		cpuMsPerItem: cpu / items,
+		otherCores,
+		peakRssMb: pids.map((pid) => peakRssMb(pid)),
+		...serviceSide(),
+		timestamps,
+	};
+}
+
+function table(rows: Row[], planHeader = 'Plan'): string {
+	const header = `| ${planHeader} | Latency | Contender | Wall s | Items ok | Items failed | 429s reaching the user | 429s sent by the service | Achieved ÷ plan rate | Decides in flight at the service, mean / max | n8n CPU ms/item (idle subtracted) | Peak RSS MB (n8n) | Other load on the machine, cores |`;
+	const lines = rows.map((row) =>
+		[
+			row.plan,
+			row.latency,
+			row.contender,
+			figure(row.runs, (run) => run.wallMs / 1000),
+			figure(row.runs, (run) => run.ok, 0),
+			figure(row.runs, (run) => run.failed, 0),
+			figure(row.runs, (run) => run.rateLimitedToUser, 0),
+			figure(row.runs, (run) => run.sent429, 0),
+			figure(row.runs, (run) => run.rateRatio, 3),
+			`${figure(row.runs, (run) => run.inFlightMean)} / ${figure(row.runs, (run) => run.inFlightMax, 0)}`,
+			figure(row.runs, (run) => run.cpuMsPerItem, 2),
+			row.runs[0].peakRssMb.length > 1
+				? row.runs[0].peakRssMb
+						.map((_, index) => figure(row.runs, (run) => run.peakRssMb[index], 0))
+						.join(' + ')
+				: figure(row.runs, (run) => run.peakRssMb[0], 0),
+			figure(row.runs, (run) => run.otherCores, 2),
+		].join(' | '),
+	);
+	return [header, `|${'---|'.repeat(13)}`, ...lines.map((line) => `| ${line} |`)].join('\n');
+}
+
+/** An n8n user folder with the bench's credentials and workflows, every workflow published. */
+function prepareBenchN8n(
+	folder: string,
+	tarball: string,
+	sandbox: RunningSandbox,
+	workflowsDir: string,
+	workflowIds: string[],
+	credentials: Array<{ id: string; key: string }>,
+	port: number,
+): N8nInstance {
+	const prepared = prepareN8n({
+		userFolder: folder,
+		tarball,
+		sandboxBaseUrl: sandbox.baseUrl,
+		apiKey: DEMO_KEYS.pro,
+		workflowsDir,
+		port,
+	});
+	const credentialsFile = join(folder, 'bench-credentials.json');
+	writeFileSync(
+		credentialsFile,
+		JSON.stringify(
+			credentials.map((credential) => ({
+				id: credential.id,
+				name: credential.id,
+				type: 'decisionServiceApi',
+				data: { apiKey: credential.key, baseUrl: sandbox.baseUrl },
+			})),
+		),
+	);
+	prepared.cli(['import:credentials', `--input=${credentialsFile}`]);
+	rmSync(credentialsFile);
+	// Webhooks listen only on published (active) workflows.
+	for (const id of workflowIds) prepared.cli(['publish:workflow', `--id=${id}`]);
+	return prepared;
+}
+
+async function startBenchN8n(prepared: N8nInstance, paths: string[]): Promise<BenchN8n> {
+	const instance = await startN8n(prepared);
+	console.log(`n8n ${N8N_VERSION} at ${instance.url} (pid ${instance.process?.pid})`);
+	await waitForWebhooks(instance, paths);
+	return { instance, idleCpuMsPerSecond: 0, gateUsedAt: new Map() };
+}
+
+const NO_LATENCY: Latency = { name: 'none', rules: [] };
+
+export async function runThroughput(options: ThroughputOptions): Promise<void> {
+	const { quick, windowMs, rounds } = options;
+	const begun = performance.now();
+	const latencies = quick ? [LATENCIES[0], LATENCIES[2]] : LATENCIES;
+	// Three windows of the plan; --quick: at most 240, a smoke run.
+	const itemsOf = (plan: Plan) => (quick ? Math.min(2 * plan.limit, 240) : 3 * plan.limit);
+	const work = mkdtempSync(join(tmpdir(), 'decision-service-throughput-'));
+	const sandbox = await startSandbox({
+		port: 0,
+		onExchange: (exchange) => exchanges.push(exchange),
+	});
+	const started: BenchN8n[] = [];
+	try {
+		console.log(
+			`Sandbox ${sandbox.baseUrl}; rate window ${windowMs} ms (the plan's minute scaled ${(60_000 / windowMs).toFixed(1)}×); ${rounds} round(s).`,
+		);
+		const tarball = packTarball(join(work, 'pack'));
+		const credentials = PLANS.map((plan) => ({ id: `throughputCred${plan.slug}`, key: plan.key }));
+		const workflowsDir = join(work, 'workflows');
+		const twoProcessDir = join(work, 'workflows-two-processes');
+		mkdirSync(workflowsDir);
+		mkdirSync(twoProcessDir);
+		const paths = new Map<string, string>();
+		const workflowIds: string[] = [];
+		for (const [index, plan] of PLANS.entries()) {
+			for (const contender of CONTENDERS) {
+				const id = `throughput${plan.slug}${contender.replace(/-/g, '')}`;
+				const path = `throughput-${plan.slug}-${contender}`;
+				paths.set(`${plan.slug}|${contender}`, path);
+				workflowIds.push(id);
+				const workflow = benchWorkflow({
+					id,
+					contender,
+					webhookPath: path,
+					credentialId: credentials[index].id,
+					baseUrl: sandbox.baseUrl,
+					apiKey: plan.key,
+					perItemOutcome: true,
+					batch:
+						contender === 'http-batched' ? { size: plan.limit, intervalMs: windowMs } : undefined,
+				});
+				writeFileSync(join(workflowsDir, `${id}.json`), JSON.stringify(workflow));
+				if (plan === SCALE && contender === 'decision-service')
+					writeFileSync(join(twoProcessDir, `${id}.json`), JSON.stringify(workflow));
+			}
+		}
+		const twoProcessPath = paths.get(`${SCALE.slug}|decision-service`)!;
+		const twoProcessId = `throughput${SCALE.slug}decisionservice`;
+
+		const main = await startBenchN8n(
+			prepareBenchN8n(
+				join(work, 'user'),
+				tarball,
+				sandbox,
+				workflowsDir,
+				workflowIds,
+				credentials,
+				await freePort(),
+			),
+			[...paths.values()],
+		);
+		started.push(main);
+		// Warm-up (not measured): the first executions load code and fill caches.
+		for (const plan of PLANS)
+			for (const contender of CONTENDERS)
+				await runOnce(
+					sandbox,
+					plan,
+					NO_LATENCY,
+					contender,
+					[{ n8n: main, path: paths.get(`${plan.slug}|${contender}`)!, items: 20 }],
+					windowMs,
+				);
+		main.idleCpuMsPerSecond = await measureIdleCpu(main.instance.process!.pid!);
+		console.log(`n8n idle CPU: ${main.idleCpuMsPerSecond.toFixed(1)} ms per second (subtracted)`);
+
+		const rows: Row[] = [];
+		const series: RateSeries[] = [];
+		const limitPerSecond = (plan: Plan) => plan.limit / (windowMs / 1000);
+		const log = (row: Row, figures: ThroughputFigures, round: number) =>
+			console.log(
+				`${row.plan} ${row.latency} ${row.contender} round ${round + 1}: ${(figures.wallMs / 1000).toFixed(1)} s, ok ${figures.ok}/${figures.items}, failed ${figures.failed} (reported ${figures.failedReported}, rate_limited ${figures.rateLimitedToUser}), 429s sent ${figures.sent429}, rate ratio ${figures.rateRatio?.toFixed(3) ?? 'n/a'}, in flight ${figures.inFlightMean.toFixed(1)}/${figures.inFlightMax}, ${figures.cpuMsPerItem.toFixed(2)} CPU ms/item, peak RSS ${figures.peakRssMb.map((mb) => mb.toFixed(0)).join('+')} MB, other load ${figures.otherCores.toFixed(2)} cores${figures.executionErrors.length ? `; execution errors: ${figures.executionErrors.join(' | ')}` : ''}${figures.sampleError ? `; first error: ${figures.sampleError}` : ''}`,
+			);
+		// Latency by latency, plan by plan: our node's next run with a key comes after the other
+		// plans' runs, so its rate gate's last window has ended and no run waits for it.
+		for (const latency of latencies) {
+			for (const plan of PLANS) {
+				for (const contender of CONTENDERS) {
+					const row: Row = {
+						plan: plan.name,
+						latency: latency.name,
+						contender: contenderLabel(contender),
+						runs: [],
+					};
+					for (let round = 0; round < rounds; round++) {
+						const figures = await runOnce(
+							sandbox,
+							plan,
+							latency,
+							contender,
+							[{ n8n: main, path: paths.get(`${plan.slug}|${contender}`)!, items: itemsOf(plan) }],
+							windowMs,
+						);
+						row.runs.push(figures);
+						log(row, figures, round);
+					}
+					rows.push(row);
+					series.push({
+						scenario: `Throughput ${plan.name}, ${latency.name}`,
+						contender: row.contender,
+						limitPerSecond: limitPerSecond(plan),
+						timestamps: row.runs[0].timestamps,
+					});
+				}
+			}
+		}
+
+		// Two n8n processes on one key, as two queue-mode workers: each its own rate gate.
+		const second = await startBenchN8n(
+			prepareBenchN8n(
+				join(work, 'user-2'),
+				tarball,
+				sandbox,
+				twoProcessDir,
+				[twoProcessId],
+				credentials,
+				await freePort(),
+			),
+			[twoProcessPath],
+		);
+		started.push(second);
+		await runOnce(
+			sandbox,
+			SCALE,
+			NO_LATENCY,
+			'decision-service',
+			[{ n8n: second, path: twoProcessPath, items: 20 }],
+			windowMs,
+		);
+		second.idleCpuMsPerSecond = await measureIdleCpu(second.instance.process!.pid!);
+		const twoProcessItems = itemsOf(SCALE);
+		const twoProcessRow: Row = {
+			plan: SCALE.name,
+			latency: TWO_PROCESS_LATENCY.name,
+			contender: `${contenderLabel('decision-service')}, ${twoProcessItems / 2} items each`,
+			runs: [],
+		};
+		for (let round = 0; round < rounds; round++) {
+			const figures = await runOnce(
+				sandbox,
+				SCALE,
+				TWO_PROCESS_LATENCY,
+				'decision-service',
+				[main, second].map((n8n) => ({ n8n, path: twoProcessPath, items: twoProcessItems / 2 })),
+				windowMs,
+			);
+			twoProcessRow.runs.push(figures);
+			log(twoProcessRow, figures, round);
+		}
+		series.push({
+			scenario: `Two n8n processes, ${SCALE.name}, ${TWO_PROCESS_LATENCY.name}`,
+			contender: 'decision-service (default settings, both processes)',
+			limitPerSecond: limitPerSecond(SCALE),
+			timestamps: twoProcessRow.runs[0].timestamps,
+		});
+
+		const minutes = (performance.now() - begun) / 60_000;
+		const report = `${table(rows)}\n\nTwo n8n processes on one key:\n\n${table([twoProcessRow], 'Plan (one key)')}`;
+		console.log(`\n${report}\n\nTook ${minutes.toFixed(1)} minutes.\n`);
+		const resultsDir = quick
+			? mkdtempSync(join(tmpdir(), 'decision-service-throughput-quick-'))
+			: join(projectRoot, 'bench', 'results');
+		const plots = await renderRatePlots(series, resultsDir);
+		writeFileSync(
+			join(resultsDir, 'throughput.json'),
+			`${JSON.stringify(
+				{
+					date: new Date().toISOString(),
+					n8n: N8N_VERSION,
+					windowMs,
+					rounds,
+					minutes,
+					machine: {
+						cpus: cpus().length,
+						model: cpus()[0]?.model,
+						memoryGb: Math.round(totalmem() / 2 ** 30),
+					},
+					rows,
+					twoProcesses: twoProcessRow,
+				},
+				(key, value) => (key === 'timestamps' ? undefined : value),
+				2,
+			)}\n`,
+		);
+		writeFileSync(
+			join(resultsDir, 'throughput-table.md'),
+			`${report}\n\nPlots: ${plots.join(', ')}\n`,
+		);
+		console.log(`Wrote ${resultsDir}: throughput.json, throughput-table.md, ${plots.join(', ')}`);
+	} finally {
+		for (const n8n of started) await n8n.instance.stop();
+		await sandbox.close();
+		rmSync(work, { recursive: true, force: true });
+	}
+}

@@ -1,0 +1,142 @@
+/** Injected latency drawn from a range (`latency_max_ms`): the draws, a fallback mix, and answers left as they were. */
+import { RATE_LIMIT_HEADERS } from '../../src/contract';
+import { FaultInjector, type FaultRule } from '../../sandbox/faults';
+import { DEMO_KEYS, useHarness, type Answer } from './helpers';
+
+const h = useHarness();
+
+/** The waits the injector gives `count` decides, in order (0 when no rule fires). */
+function waits(rules: FaultRule[], seed: number, count: number): number[] {
+	const injector = new FaultInjector();
+	injector.set(rules, seed);
+	return Array.from(
+		{ length: count },
+		() => injector.next('POST', '/v1/decide/ticket-routing')?.latencyMs ?? 0,
+	);
+}
+
+/** 10 % of decides wait 3–5 s (a fallback after a primary-engine timeout), the others 600 ms. */
+const FALLBACK_MIX: FaultRule[] = [
+	{
+		method: 'POST',
+		path: '^/v1/decide/',
+		probability: 0.1,
+		latency_ms: 3000,
+		latency_max_ms: 5000,
+	},
+	{ method: 'POST', path: '^/v1/decide/', latency_ms: 600 },
+];
+
+describe('latency drawn from a range', () => {
+	it('latency_max_ms draws whole milliseconds across [latency_ms, latency_max_ms]; the seed repeats them', () => {
+		const rule: FaultRule = { latency_ms: 3000, latency_max_ms: 5000 };
+		const drawn = waits([rule], 7, 2000);
+		for (const wait of drawn) {
+			expect(Number.isInteger(wait)).toBe(true);
+			expect(wait).toBeGreaterThanOrEqual(3000);
+			expect(wait).toBeLessThanOrEqual(5000);
+		}
+		// Spread over the range, not stuck at one end: each quarter of it gets a share.
+		for (let quarter = 0; quarter < 4; quarter += 1) {
+			const inQuarter = drawn.filter(
+				(wait) =>
+					wait >= 3000 + quarter * 500 &&
+					wait < 3000 + (quarter + 1) * 500 + (quarter === 3 ? 1 : 0),
+			).length;
+			expect(inQuarter).toBeGreaterThan(400);
+			expect(inQuarter).toBeLessThan(600);
+		}
+		expect(waits([rule], 7, 2000)).toEqual(drawn);
+		expect(waits([rule], 8, 2000)).not.toEqual(drawn);
+	});
+
+	it('without latency_max_ms the wait is latency_ms every time; alone, latency_max_ms draws from 0', () => {
+		expect(new Set(waits([{ latency_ms: 600 }], 1, 100))).toEqual(new Set([600]));
+		const fromZero = waits([{ latency_max_ms: 10 }], 1, 500);
+		expect(Math.min(...fromZero)).toBe(0);
+		expect(Math.max(...fromZero)).toBe(10);
+	});
+
+	it('two rules make the fallback mix: about 10 % at 3–5 s, every other decide at 600 ms', () => {
+		const drawn = waits(FALLBACK_MIX, 1, 5000);
+		const slow = drawn.filter((wait) => wait !== 600);
+		for (const wait of slow) {
+			expect(wait).toBeGreaterThanOrEqual(3000);
+			expect(wait).toBeLessThanOrEqual(5000);
+		}
+		expect(slow.length / drawn.length).toBeGreaterThan(0.08);
+		expect(slow.length / drawn.length).toBeLessThan(0.12);
+		// Only decides: the rules name their method and path.
+		const injector = new FaultInjector();
+		injector.set(FALLBACK_MIX, 1);
+		expect(injector.next('GET', '/v1/decisions')).toBeUndefined();
+	});
+
+	it('the control surface keeps latency_max_ms and refuses one below latency_ms, naming the field', async () => {
+		const set = await h.control('POST', '/faults', { seed: 3, rules: FALLBACK_MIX });
+		expect(set.rules[0]).toMatchObject({ latency_ms: 3000, latency_max_ms: 5000, fired: 0 });
+		const bad = await h.call('POST', `${h.sandbox.origin}/_control/faults`, {
+			body: { rules: [{ latency_ms: 800, latency_max_ms: 600 }] },
+		});
+		expect(bad.status).toBe(400);
+		expect(bad.json.error.code).toBe('invalid_request');
+		expect(bad.json.error.details[0].field).toBe('rules.0.latency_max_ms');
+		const tooLong = await h.call('POST', `${h.sandbox.origin}/_control/faults`, {
+			body: { rules: [{ latency_max_ms: 120_001 }] },
+		});
+		expect(tooLong.status).toBe(400);
+		expect(tooLong.json.error.details[0].field).toBe('rules.0.latency_max_ms');
+	});
+
+	it('changes neither the answers nor the rate-limit headers nor what is counted', async () => {
+		const inputs = ['export my data', 'limited offer inside', 'where is my invoice'].map(
+			(text) => ({ input: { text } }),
+		);
+		// A one-minute window holds the Starter plan's 60: the 61st decide is refused.
+		const sixtyOne = async (): Promise<Answer[]> => {
+			const answers: Answer[] = [];
+			for (let index = 0; index < 61; index += 1)
+				answers.push(await h.decide(DEMO_KEYS.starter, 'content-labels', inputs[index % 3]));
+			return answers;
+		};
+		const comparable = (answer: Answer) => {
+			// What differs between any two runs of the same input: its id, its time, its measured latency.
+			const rest = { ...(answer.json as Record<string, unknown>) };
+			for (const field of ['run_id', 'created_at', 'latency_ms']) delete rest[field];
+			return {
+				status: answer.status,
+				limit: answer.headers[RATE_LIMIT_HEADERS.limit],
+				remaining: answer.headers[RATE_LIMIT_HEADERS.remaining],
+				hasReset: RATE_LIMIT_HEADERS.reset in answer.headers,
+				retryAfter: RATE_LIMIT_HEADERS.retryAfter in answer.headers,
+				body: answer.status === 200 ? rest : (rest.error as { code: string }).code,
+			};
+		};
+		const plain = (await sixtyOne()).map(comparable);
+		await h.reset();
+		// Short waits, so that the test stays quick; the draw is the same code as for seconds.
+		await h.control('POST', '/faults', {
+			seed: 5,
+			rules: [
+				{
+					method: 'POST',
+					path: '^/v1/decide/',
+					probability: 0.3,
+					latency_ms: 2,
+					latency_max_ms: 6,
+				},
+				{ method: 'POST', path: '^/v1/decide/', latency_ms: 1 },
+			],
+		});
+		const delayed = (await sixtyOne()).map(comparable);
+		expect(delayed).toEqual(plain);
+		expect(plain[59]).toMatchObject({ status: 200, limit: '60', remaining: '0' });
+		expect(plain[60]).toMatchObject({ status: 429, body: 'rate_limited', retryAfter: true });
+		expect((await h.usage(DEMO_KEYS.starter)).used).toBe(60);
+		const fired = (await h.control('GET', '/faults')).rules.map(
+			(rule: { fired: number }) => rule.fired,
+		);
+		expect(fired[0]).toBeGreaterThan(0);
+		expect(fired[0] + fired[1]).toBe(61);
+	});
+});
