@@ -9,7 +9,7 @@ export interface RateSeries {
 	contender: string;
 	/** Plan limit in requests per second (scaled window); null when unlimited. */
 	limitPerSecond: number | null;
-	/** Epoch ms of each successful request. */
+	/** When each successful request was counted, in ms (any origin: only differences are drawn). */
 	timestamps: number[];
 }
 

@@ -56,6 +56,8 @@ export interface CallContext {
 	account: Account;
 	/** Set by a `primary_timeout` fault. */
 	primaryTimeout: boolean;
+	/** A latency fault's wait in the engine (`latency_at: 'engine'`), once the quota is reserved; 0 for none. */
+	engineLatencyMs?: number;
 	/** Called when a decide passes the quota check: the unit is charged unless the answer is an error. */
 	onQuotaReserved(period: string): void;
 }
@@ -127,6 +129,7 @@ export async function decide(
 		);
 	}
 	call.onQuotaReserved(quota.period);
+	if (call.engineLatencyMs) await sleep(call.engineLatencyMs);
 
 	const pseudonymised = pseudonymise(request.input, version.context.fields, account.pii_mode);
 	let engine: 'jev' | 'llm_fallback' = 'jev';

@@ -16,6 +16,13 @@ import { ERROR_STATUS, type ErrorCode } from './errors';
  *   fired request: two rules make a mix, e.g. 10 % of decides at 3–5 s (a fallback after a
  *   primary-engine timeout, as the API text describes) and the rest at 600 ms. The wait changes
  *   nothing else: the answer and its headers are those of the same request without the rule.
+ *   `latency_at` says where the wait is: `arrival` (the default) before any handling, so the
+ *   rate limit counts the request after the wait; `engine`, for a decide, after the key, the rate
+ *   limit, the body and the quota were checked, while the engine works: the decide takes its
+ *   rate unit when it arrives, as with a rate limiter in front of the engines, an error or a 429
+ *   comes back at once, and the answer's `latency_ms` includes the wait. A request with no
+ *   engine phase (any other route, or a rule that answers a `status` or resets before) waits at
+ *   arrival.
  * - `reset: 'before'`: destroys the connection before any handling (nothing changed, nothing charged).
  * - `status`: answers that status with the error envelope instead of handling (nothing changed,
  *   nothing charged). Code defaults by status (500 internal_error, 502 bad_gateway,
@@ -53,6 +60,7 @@ export const faultRuleSchema = z
 		times: z.number().int().min(0).optional(),
 		latency_ms: z.number().int().min(0).max(MAX_FAULT_LATENCY_MS).optional(),
 		latency_max_ms: z.number().int().min(0).max(MAX_FAULT_LATENCY_MS).optional(),
+		latency_at: z.enum(['arrival', 'engine']).optional(),
 		status: z.number().int().min(100).max(599).optional(),
 		code: z.string().min(1).optional(),
 		message: z.string().optional(),
@@ -80,6 +88,7 @@ export type FaultRule = z.output<typeof faultRuleSchema>;
 export interface FiredFault {
 	rule: number;
 	latencyMs: number;
+	latencyAt: 'arrival' | 'engine';
 	resetBefore: boolean;
 	resetAfter: boolean;
 	status?: number;
@@ -179,6 +188,7 @@ export class FaultInjector {
 			const fired: FiredFault = {
 				rule: index,
 				latencyMs: this.latencyOf(rule),
+				latencyAt: rule.latency_at ?? 'arrival',
 				resetBefore: rule.reset === 'before',
 				resetAfter: rule.reset === 'after',
 				retryAfter: rule.retry_after ?? 1,

@@ -267,7 +267,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 		const fault = faults.next(request.method, path);
 		if (!fault) return;
 		state.fault = fault;
-		await sleep(fault.latencyMs);
+		// A decide that reaches the engine waits there (in api.decide); every other request here.
+		const waitsInEngine =
+			fault.latencyAt === 'engine' &&
+			request.method === 'POST' &&
+			path.startsWith('/v1/decide/') &&
+			fault.status === undefined &&
+			!fault.resetBefore;
+		if (!waitsInEngine) await sleep(fault.latencyMs);
 		if (fault.resetBefore) return destroy(request, reply, 'reset-before');
 		if (fault.status !== undefined) {
 			const code = fault.code ?? 'internal_error';
@@ -379,6 +386,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 						{
 							account: accountOf(request),
 							primaryTimeout: state?.fault?.primaryTimeout ?? false,
+							engineLatencyMs: state?.fault?.latencyAt === 'engine' ? state.fault.latencyMs : 0,
 							onQuotaReserved: (period) => {
 								if (state) state.quotaPeriod = period;
 							},

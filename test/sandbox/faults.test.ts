@@ -88,55 +88,108 @@ describe('latency drawn from a range', () => {
 		expect(tooLong.json.error.details[0].field).toBe('rules.0.latency_max_ms');
 	});
 
-	it('changes neither the answers nor the rate-limit headers nor what is counted', async () => {
-		const inputs = ['export my data', 'limited offer inside', 'where is my invoice'].map(
-			(text) => ({ input: { text } }),
-		);
-		// A one-minute window holds the Starter plan's 60: the 61st decide is refused.
-		const sixtyOne = async (): Promise<Answer[]> => {
-			const answers: Answer[] = [];
-			for (let index = 0; index < 61; index += 1)
-				answers.push(await h.decide(DEMO_KEYS.starter, 'content-labels', inputs[index % 3]));
-			return answers;
-		};
-		const comparable = (answer: Answer) => {
-			// What differs between any two runs of the same input: its id, its time, its measured latency.
-			const rest = { ...(answer.json as Record<string, unknown>) };
-			for (const field of ['run_id', 'created_at', 'latency_ms']) delete rest[field];
-			return {
-				status: answer.status,
-				limit: answer.headers[RATE_LIMIT_HEADERS.limit],
-				remaining: answer.headers[RATE_LIMIT_HEADERS.remaining],
-				hasReset: RATE_LIMIT_HEADERS.reset in answer.headers,
-				retryAfter: RATE_LIMIT_HEADERS.retryAfter in answer.headers,
-				body: answer.status === 200 ? rest : (rest.error as { code: string }).code,
+	it.each(['arrival', 'engine'] as const)(
+		'latency_at %s changes neither the answers nor the rate-limit headers nor what is counted',
+		async (latencyAt) => {
+			const inputs = ['export my data', 'limited offer inside', 'where is my invoice'].map(
+				(text) => ({ input: { text } }),
+			);
+			// A one-minute window holds the Starter plan's 60: the 61st decide is refused.
+			const sixtyOne = async (): Promise<Answer[]> => {
+				const answers: Answer[] = [];
+				for (let index = 0; index < 61; index += 1)
+					answers.push(await h.decide(DEMO_KEYS.starter, 'content-labels', inputs[index % 3]));
+				return answers;
 			};
-		};
-		const plain = (await sixtyOne()).map(comparable);
-		await h.reset();
-		// Short waits, so that the test stays quick; the draw is the same code as for seconds.
+			const comparable = (answer: Answer) => {
+				// What differs between any two runs of the same input: its id, its time, its measured latency.
+				const rest = { ...(answer.json as Record<string, unknown>) };
+				for (const field of ['run_id', 'created_at', 'latency_ms']) delete rest[field];
+				return {
+					status: answer.status,
+					limit: answer.headers[RATE_LIMIT_HEADERS.limit],
+					remaining: answer.headers[RATE_LIMIT_HEADERS.remaining],
+					hasReset: RATE_LIMIT_HEADERS.reset in answer.headers,
+					retryAfter: RATE_LIMIT_HEADERS.retryAfter in answer.headers,
+					body: answer.status === 200 ? rest : (rest.error as { code: string }).code,
+				};
+			};
+			const plain = (await sixtyOne()).map(comparable);
+			await h.reset();
+			// Short waits, so that the test stays quick; the draw is the same code as for seconds.
+			await h.control('POST', '/faults', {
+				seed: 5,
+				rules: [
+					{
+						method: 'POST',
+						path: '^/v1/decide/',
+						probability: 0.3,
+						latency_ms: 2,
+						latency_max_ms: 6,
+						latency_at: latencyAt,
+					},
+					{ method: 'POST', path: '^/v1/decide/', latency_ms: 1, latency_at: latencyAt },
+				],
+			});
+			const delayed = (await sixtyOne()).map(comparable);
+			expect(delayed).toEqual(plain);
+			expect(plain[59]).toMatchObject({ status: 200, limit: '60', remaining: '0' });
+			expect(plain[60]).toMatchObject({ status: 429, body: 'rate_limited', retryAfter: true });
+			expect((await h.usage(DEMO_KEYS.starter)).used).toBe(60);
+			const fired = (await h.control('GET', '/faults')).rules.map(
+				(rule: { fired: number }) => rule.fired,
+			);
+			expect(fired[0]).toBeGreaterThan(0);
+			expect(fired[0] + fired[1]).toBe(61);
+		},
+	);
+
+	it('latency_at engine: a decide takes its rate unit on arrival; a 429 and an invalid body come back while it waits', async () => {
+		// Only the first decide waits, long enough that everything below happens meanwhile.
 		await h.control('POST', '/faults', {
-			seed: 5,
 			rules: [
-				{
-					method: 'POST',
-					path: '^/v1/decide/',
-					probability: 0.3,
-					latency_ms: 2,
-					latency_max_ms: 6,
-				},
-				{ method: 'POST', path: '^/v1/decide/', latency_ms: 1 },
+				{ method: 'POST', path: '^/v1/decide/', latency_ms: 8_000, latency_at: 'engine', times: 1 },
 			],
 		});
-		const delayed = (await sixtyOne()).map(comparable);
-		expect(delayed).toEqual(plain);
-		expect(plain[59]).toMatchObject({ status: 200, limit: '60', remaining: '0' });
-		expect(plain[60]).toMatchObject({ status: 429, body: 'rate_limited', retryAfter: true });
+		let slowAnswered = false;
+		const slow = h
+			.decide(DEMO_KEYS.starter, 'content-labels', { input: { text: 'export my data' } })
+			.finally(() => (slowAnswered = true));
+		// Counted once it arrived, not once it is answered (polled: the request is on its way).
+		for (let attempt = 0; attempt < 200; attempt += 1) {
+			if ((await h.usage(DEMO_KEYS.starter)).rate.remaining === 59) break;
+			await new Promise((resolve) => setTimeout(resolve, 10));
+		}
+		expect((await h.usage(DEMO_KEYS.starter)).rate.remaining).toBe(59);
+		expect(slowAnswered).toBe(false);
+		const invalid = await h.decide(DEMO_KEYS.starter, 'content-labels', { nope: true });
+		expect(invalid.status).toBe(400);
+		for (let index = 0; index < 59; index += 1)
+			expect(
+				(await h.decide(DEMO_KEYS.starter, 'content-labels', { input: { text: `n ${index}` } }))
+					.status,
+			).toBe(200);
+		const refused = await h.decide(DEMO_KEYS.starter, 'content-labels', {
+			input: { text: 'one too many' },
+		});
+		expect(refused.status).toBe(429);
+		expect(slowAnswered).toBe(false);
+		const answer = await slow;
+		expect(answer.status).toBe(200);
+		expect(answer.headers[RATE_LIMIT_HEADERS.remaining]).toBe('0');
 		expect((await h.usage(DEMO_KEYS.starter)).used).toBe(60);
-		const fired = (await h.control('GET', '/faults')).rules.map(
-			(rule: { fired: number }) => rule.fired,
-		);
-		expect(fired[0]).toBeGreaterThan(0);
-		expect(fired[0] + fired[1]).toBe(61);
+	});
+
+	it('latency_at arrival (the default): the rate unit is taken after the wait', async () => {
+		await h.control('POST', '/faults', {
+			rules: [{ method: 'POST', path: '^/v1/decide/', latency_ms: 2_000, times: 1 }],
+		});
+		const slow = h.decide(DEMO_KEYS.starter, 'content-labels', {
+			input: { text: 'export my data' },
+		});
+		// While it waits, nothing is counted; once answered, its unit is.
+		expect((await h.usage(DEMO_KEYS.starter)).rate.remaining).toBe(60);
+		expect((await slow).headers[RATE_LIMIT_HEADERS.remaining]).toBe('59');
+		expect((await h.control('GET', '/faults')).rules[0].latency_at).toBeUndefined();
 	});
 });
