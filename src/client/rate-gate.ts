@@ -44,7 +44,13 @@ export class RateGate {
 			this.newestReported = this.nextTicket - 1;
 		}
 		if (this.remaining !== undefined && this.remaining <= 0) {
-			if (this.windowEndsAt !== undefined) return { waitMs: Math.max(1, this.windowEndsAt - now) };
+			if (this.windowEndsAt !== undefined) {
+				const untilEnd = Math.max(1, this.windowEndsAt - now);
+				// The estimate may be low: a service that writes its headers when it answers has already
+				// counted the requests sent after, which release() subtracted again. The answers in
+				// flight will tell; until they have, look again soon rather than sleep out the window.
+				return { waitMs: this.inFlight.size > 0 ? Math.min(RateGate.pollMs, untilEnd) : untilEnd };
+			}
 			// Spent, and the window end not known yet: an answer in flight will tell it.
 			if (this.inFlight.size > 0) return { waitMs: RateGate.pollMs };
 			// Nothing in flight to learn from: let one request probe the service.

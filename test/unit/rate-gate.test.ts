@@ -18,16 +18,36 @@ describe('RateGate', () => {
 		const clock = manualClock();
 		const gate = new RateGate(clock.now);
 		gate.release(reserveTicket(gate), { limit: 3, remaining: 2, resetSeconds: 10 });
-		reserveTicket(gate);
-		reserveTicket(gate);
-		const blocked = gate.tryReserve();
-		expect(blocked).toEqual({ waitMs: 10_000 });
+		const inFlight = [reserveTicket(gate), reserveTicket(gate)];
+		// Spent; while answers are in flight it looks again soon (they may show budget left).
+		expect(gate.tryReserve()).toEqual({ waitMs: RateGate.pollMs });
+		for (const ticket of inFlight) gate.release(ticket, { limit: 3, remaining: 0 });
+		expect(gate.tryReserve()).toEqual({ waitMs: 10_000 });
 		clock.advance(10_000);
 		// A new window: the full limit again, and no more until an answer tells the new window's end.
 		const tickets = [reserveTicket(gate), reserveTicket(gate), reserveTicket(gate)];
 		expect(gate.tryReserve()).toEqual({ waitMs: RateGate.pollMs });
 		gate.release(tickets[0], { limit: 3, remaining: 0, resetSeconds: 9 });
+		expect(gate.tryReserve()).toEqual({ waitMs: RateGate.pollMs });
+		gate.release(tickets[1], { remaining: 0 });
+		gate.release(tickets[2], { remaining: 0 });
 		expect(gate.tryReserve()).toEqual({ waitMs: 9_000 });
+	});
+
+	it('spends budget the estimate missed once the answers in flight show it (headers written at answer time)', () => {
+		const clock = manualClock();
+		const gate = new RateGate(clock.now);
+		const tickets = [reserveTicket(gate), reserveTicket(gate), reserveTicket(gate)];
+		// A service that counts on arrival and writes its headers when it answers: the first answer
+		// already counts the two requests sent after it, and the gate subtracts them again.
+		gate.release(tickets[0], { limit: 5, remaining: 2, resetSeconds: 20 });
+		expect(gate.tryReserve()).toEqual({ waitMs: RateGate.pollMs });
+		// The newest answer tells the truth: 2 left, nothing else in flight.
+		gate.release(tickets[1], { limit: 5, remaining: 2, resetSeconds: 20 });
+		gate.release(tickets[2], { limit: 5, remaining: 2, resetSeconds: 20 });
+		reserveTicket(gate);
+		reserveTicket(gate);
+		expect(gate.tryReserve()).toEqual({ waitMs: RateGate.pollMs });
 	});
 
 	it('sends a single probe when the budget is spent and nothing in flight can tell the reset', () => {
