@@ -2,6 +2,7 @@
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 import { toolDescriptionOf } from '../../../expressions';
 import { decisionLocator } from '../../common';
+import { DEFAULT_MAX_CONCURRENCY, MAX_IN_FLIGHT } from '../../../../../src/client';
 
 const properties: INodeProperties[] = [
 	decisionLocator,
@@ -207,8 +208,8 @@ const properties: INodeProperties[] = [
 				displayName: 'Max Concurrency',
 				name: 'concurrency',
 				type: 'number',
-				typeOptions: { minValue: 1, maxValue: 100 },
-				default: 50,
+				typeOptions: { minValue: 1, maxValue: MAX_IN_FLIGHT },
+				default: DEFAULT_MAX_CONCURRENCY,
 				description:
 					"Most items decided at once. Below it the node keeps as many in flight as the key's rate limit and the measured answer time need (rate × time), so the plan's rate is used; the rate limit is respected whatever this is.",
 			},
