@@ -97,6 +97,9 @@ describe('detectors (unit)', () => {
 		);
 	});
 
+	// No clock in the assertion (a busy machine would fail it): at 200 000 characters a pattern that
+	// backtracks quadratically needs ~10^10 steps (tens of seconds), past this test's 20 s timeout, while a
+	// linear pass takes milliseconds. Timings live in bench/.
 	it('runs in linear time on long adversarial inputs (no catastrophic backtracking)', () => {
 		const size = 200_000;
 		const inputs = [
@@ -111,11 +114,10 @@ describe('detectors (unit)', () => {
 			`1 ${' '.repeat(size)}`,
 		];
 		for (const input of inputs) {
-			const started = Date.now();
-			pseudonymise(input, [], 'strict');
-			expect(Date.now() - started).toBeLessThan(1_000);
+			const result = pseudonymise(input, [], 'strict');
+			expect(typeof result.count).toBe('number');
 		}
-	});
+	}, 20_000);
 
 	it('ordinary numbers and words are left alone', () => {
 		const text = 'Order 12345 of 3 items costs 1 000 euros, version 1.4.2, call me maybe';
