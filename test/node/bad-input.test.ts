@@ -93,6 +93,18 @@ const corpus: Array<[string, IDataObject, INodeParameters, RegExp]> = [
 		/Item 1: the Text input is empty/,
 	],
 	[
+		'Text given the whole item ({{ $json }}, an object)',
+		{ whole: true },
+		{ inputMode: 'text', text: '={{ $json.whole ? $json : $json.body }}' },
+		/Item 1: Text is an object, not text/,
+	],
+	[
+		'Text given a list',
+		{ tags: ['a', 'b'] },
+		{ inputMode: 'text', text: '={{ $json.tags ?? $json.body }}' },
+		/Item 1: Text is a list, not text/,
+	],
+	[
 		'a slug that is not a slug',
 		{ slug: 'Ticket Routing!' },
 		{ decision: { __rl: true, mode: 'slug', value: '={{ $json.slug ?? "ticket-routing" }}' } },

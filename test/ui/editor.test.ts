@@ -7,6 +7,9 @@
  * the credential and no decision yet). The test then works in the editor like a user:
  *
  *  1. signs in at /signin as the owner;
+ *  1b. in a second workflow (a trigger and an AI Agent), finds the node as a new user does: the
+ *     panel opened by the + after the trigger, searched for the words users type, then the panel's
+ *     top-right +, then the agent's Tool slot (the tool variant); adds it from each;
  *  2. opens the workflow: the node shows only the fixed outputs (Uncertain, Pending Review, Other);
  *  3. opens the node, opens the Decision list (all three demo decisions), searches "ticket" and
  *     picks "Ticket routing (route)";
@@ -105,6 +108,7 @@ let browser: Browser | undefined;
 let context: BrowserContext | undefined;
 let page: Page;
 let workflowId: string;
+let findWorkflowId: string;
 const n8nLog: string[] = [];
 const pageErrors: string[] = [];
 let failed = false;
@@ -238,8 +242,49 @@ async function closeNode(): Promise<void> {
 	await ndv().waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
 }
 
+const FIND_WORKFLOW_NAME = 'Decision Service panel search test';
+/** What a new user types in n8n's node panel to find the node (the README's words). */
+const SEARCHES = ['decision', 'Decision Service', 'classify', 'route', 'score', 'triage'];
+
+/** A workflow with a trigger and an AI Agent, where the test adds the node from n8n's panels. */
+async function createFindWorkflow(url: string, cookie: string): Promise<string> {
+	const response = await fetch(`${url}/rest/workflows`, {
+		method: 'POST',
+		headers: { cookie, 'browser-id': 'decision-service-setup', 'content-type': 'application/json' },
+		body: JSON.stringify({
+			name: FIND_WORKFLOW_NAME,
+			active: false,
+			settings: { executionOrder: 'v1' },
+			nodes: [
+				{
+					id: 'find-start',
+					name: 'Start',
+					type: 'n8n-nodes-base.manualTrigger',
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: {},
+				},
+				{
+					id: 'find-agent',
+					name: 'AI Agent',
+					type: '@n8n/n8n-nodes-langchain.agent',
+					typeVersion: 1.7,
+					position: [240, 320],
+					parameters: {},
+				},
+			],
+			connections: {},
+		}),
+	});
+	if (!response.ok)
+		throw new Error(`creating the workflow answered ${response.status}: ${await response.text()}`);
+	const { data } = (await response.json()) as { data: { id: string } };
+	return data.id;
+}
+
 async function createWorkflow(url: string): Promise<string> {
 	const cookie = await signIn(url);
+	findWorkflowId = await createFindWorkflow(url, cookie);
 	const response = await fetch(`${url}/rest/workflows`, {
 		method: 'POST',
 		// n8n checks that REST calls of a session come with the browser-id it signed in with.
@@ -392,6 +437,83 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 		// The owner's workflow list shows the workflow the test created as the owner.
 		await page.getByText(WORKFLOW_NAME, { exact: true }).first().waitFor({ timeout: UI_TIMEOUT });
 		expect(new URL(page.url()).pathname).not.toMatch(/signin|setup/);
+	});
+
+	step('finds the node from the + after a node, under the words users type, and adds it', async () => {
+		await page.goto(`${n8n!.url}/workflow/${findWorkflowId}`);
+		await canvasNode('Start').waitFor({ timeout: UI_TIMEOUT });
+		// The + at the end of the trigger's output: the usual way to add a step.
+		await canvasNode('Start').hover();
+		await outputHandles('Start').getByTestId('canvas-handle-plus').click();
+		const creator = page.getByTestId('node-creator');
+		await creator.waitFor({ timeout: UI_TIMEOUT });
+		const search = page.getByTestId('node-creator-search-bar').locator('input');
+		for (const words of SEARCHES) {
+			await search.fill(words);
+			await eventually(
+				() => creator.getByTestId('node-creator-item-name').allInnerTexts(),
+				(names) => expect(names.map((name) => name.trim())).toContain('Decision Service'),
+			);
+			expect(await creator.getByTestId('node-creator-no-results').count()).toBe(0);
+		}
+		await search.fill('decision');
+		await screenshot('00-find-the-node');
+		await creator
+			.getByTestId('node-creator-item-name')
+			.filter({ hasText: /^Decision Service$/ })
+			.first()
+			.click();
+		// Its actions, as n8n lists them for a node with operations: Decide first among them.
+		const decide = creator.getByText('Decide on an item', { exact: true }).first();
+		await decide.waitFor({ timeout: UI_TIMEOUT });
+		await decide.click();
+		// Added after the trigger, opened, with the only credential of its type already chosen.
+		await ndv().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+		await eventually(
+			() => selectedOption(ndv().getByTestId('node-credentials-select')),
+			(value) => expect(value).toBe(CREDENTIAL_NAME),
+		);
+		await closeNode();
+		await canvasNode('Decision Service').waitFor({ timeout: UI_TIMEOUT });
+	});
+
+	step("finds it from the panel's top-right + too", async () => {
+		await page.getByTestId('canvas-plus-button').click();
+		const creator = page.getByTestId('node-creator');
+		await creator.waitFor({ timeout: UI_TIMEOUT });
+		await page.getByTestId('node-creator-search-bar').locator('input').fill('decision');
+		await eventually(
+			() => creator.getByTestId('node-creator-item-name').allInnerTexts(),
+			(names) => expect(names.map((name) => name.trim())).toContain('Decision Service'),
+		);
+		await page.keyboard.press('Escape');
+		await creator.waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
+	});
+
+	step("finds the tool variant from an AI Agent's Tool slot", async () => {
+		await canvasNode('AI Agent').hover();
+		// The agent's input handles for sub-nodes carry a + each; the Tool one is labelled "Tool".
+		const toolHandle = page
+			.locator('[data-test-id="canvas-node-input-handle"][data-node-name="AI Agent"]')
+			.filter({ hasText: 'Tool' })
+			.first();
+		await toolHandle.getByTestId('canvas-handle-plus').click();
+		const creator = page.getByTestId('node-creator');
+		await creator.waitFor({ timeout: UI_TIMEOUT });
+		await page.getByTestId('node-creator-search-bar').locator('input').fill('decision');
+		await eventually(
+			() => creator.getByTestId('node-creator-item-name').allInnerTexts(),
+			(names) => expect(names.map((name) => name.trim())).toContain('Decision Service Tool'),
+		);
+		await screenshot('00-find-the-tool');
+		await creator
+			.getByTestId('node-creator-item-name')
+			.filter({ hasText: /^Decision Service Tool$/ })
+			.first()
+			.click();
+		await ndv().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+		await closeNode();
+		await canvasNode('Decision Service Tool').waitFor({ timeout: UI_TIMEOUT });
 	});
 
 	step(

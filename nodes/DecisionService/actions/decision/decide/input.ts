@@ -39,12 +39,27 @@ function parseJsonInput(
 	return value as Record<string, unknown>;
 }
 
+const TEXT_HINT = 'Set Text to the item field that holds the text, for example {{ $json.body }}.';
+
 function textInput(context: IExecuteFunctions, itemIndex: number): string {
 	const text = context.getNodeParameter('text', itemIndex) as unknown;
+	// A number or a yes/no is text enough; an object (say {{ $json }}) or a list is not.
+	if (typeof text === 'number' || typeof text === 'boolean') return String(text);
+	if (typeof text === 'object' && text !== null) {
+		const what = Array.isArray(text) ? 'a list' : 'an object';
+		throw new NodeOperationError(
+			context.getNode(),
+			`Item ${itemIndex}: Text is ${what}, not text`,
+			{
+				itemIndex,
+				description: `${TEXT_HINT} To send every field of the item, choose Input: JSON.`,
+			},
+		);
+	}
 	if (typeof text !== 'string' || text.trim() === '') {
 		throw new NodeOperationError(context.getNode(), `Item ${itemIndex}: the Text input is empty`, {
 			itemIndex,
-			description: 'Set Text to the item field that holds the text, for example {{ $json.body }}.',
+			description: TEXT_HINT,
 		});
 	}
 	return text;
