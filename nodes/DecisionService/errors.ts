@@ -109,8 +109,15 @@ export function hintFor(error: DecisionServiceError): string | undefined {
 	return entry?.[1](error);
 }
 
+/**
+ * Errors about the account or the credential, not about the item that met them first: their
+ * message names no item (a wrong key is not "Item 0's" fault).
+ */
+const ACCOUNT_ERRORS = [UnauthorizedError, QuotaExceededError, RedirectError];
+
 /** "Item 3: …", so a message names the item it is about (once). */
-function forItem(message: string, itemIndex: number | undefined): string {
+function forItem(message: string, itemIndex: number | undefined, error?: unknown): string {
+	if (ACCOUNT_ERRORS.some((errorClass) => error instanceof errorClass)) return message;
 	return itemIndex === undefined || message.startsWith('Item ')
 		? message
 		: `Item ${itemIndex}: ${message}`;
@@ -132,7 +139,7 @@ export function toNodeError(
 	}
 	if (error instanceof DecisionServiceError) {
 		// The service's code under a key n8n does not read as an HTTP status (it would rewrite the message).
-		const message = forItem(error.message, itemIndex);
+		const message = forItem(error.message, itemIndex, error);
 		const response: JsonObject = { message, serviceCode: error.code };
 		const apiError = new NodeApiError(node, response, {
 			message,

@@ -141,6 +141,24 @@ describe('bad inputs', () => {
 		},
 	);
 
+	it.each([
+		['a revoked key', DEMO_KEYS.revoked, /API key/],
+		['a spent monthly quota', DEMO_KEYS.free, /quota/i],
+	])('%s is an account problem: the message blames no item', async (_name, key, message) => {
+		if (key === DEMO_KEYS.free) {
+			const usage = await sb.usage(DEMO_KEYS.free);
+			await sb.control('POST', '/usage', { key: DEMO_KEYS.free, used: usage.quota });
+		}
+		const result = await decide({
+			slug: 'ticket-routing',
+			items: [good, good],
+			credentials: { apiKey: key, baseUrl: sb.baseUrl },
+		});
+		expect(result.error?.message).toMatch(message);
+		expect(result.error?.message).not.toMatch(/^Item \d/);
+		expect(result.serialised).not.toContain(key);
+	});
+
 	it('text in any script, emoji and control characters is decided as sent', async () => {
 		const texts = [
 			'Remboursement demandé 💸',
