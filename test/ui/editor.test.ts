@@ -439,49 +439,57 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 		expect(new URL(page.url()).pathname).not.toMatch(/signin|setup/);
 	});
 
-	step('finds the node from the + after a node, under the words users type, and adds it', async () => {
-		await page.goto(`${n8n!.url}/workflow/${findWorkflowId}`);
-		await canvasNode('Start').waitFor({ timeout: UI_TIMEOUT });
-		// The + at the end of the trigger's output: the usual way to add a step.
-		await canvasNode('Start').hover();
-		await outputHandles('Start').getByTestId('canvas-handle-plus').click();
-		const creator = page.getByTestId('node-creator');
-		await creator.waitFor({ timeout: UI_TIMEOUT });
-		const search = page.getByTestId('node-creator-search-bar').locator('input');
-		for (const words of SEARCHES) {
-			await search.fill(words);
+	step(
+		'finds the node from the + after a node, under the words users type, and adds it',
+		async () => {
+			await page.goto(`${n8n!.url}/workflow/${findWorkflowId}`);
+			await canvasNode('Start').waitFor({ timeout: UI_TIMEOUT });
+			// The + at the end of the trigger's output: the usual way to add a step.
+			await canvasNode('Start').hover();
+			await outputHandles('Start').getByTestId('canvas-handle-plus').click();
+			const creator = page.getByTestId('node-creator');
+			await creator.waitFor({ timeout: UI_TIMEOUT });
+			const search = page.getByTestId('node-creator-search-bar');
+			for (const words of SEARCHES) {
+				await search.fill(words);
+				await eventually(
+					() => creator.getByTestId('node-creator-item-name').allInnerTexts(),
+					(names) => expect(names.map((name) => name.trim())).toContain('Decision Service'),
+				);
+				expect(await creator.getByTestId('node-creator-no-results').count()).toBe(0);
+			}
+			await search.fill('decision');
+			await screenshot('00-find-the-node');
+			await creator
+				.getByTestId('node-creator-item-name')
+				.filter({ hasText: /^Decision Service$/ })
+				.first()
+				.click();
+			// Its actions, as n8n lists them for a node with operations: Decide first among them.
+			const decide = creator.getByText('Decide on an item', { exact: true }).first();
+			await decide.waitFor({ timeout: UI_TIMEOUT });
+			await decide.click();
+			// Added after the trigger, opened, with the only credential of its type already chosen.
+			await ndv().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
 			await eventually(
-				() => creator.getByTestId('node-creator-item-name').allInnerTexts(),
-				(names) => expect(names.map((name) => name.trim())).toContain('Decision Service'),
+				() => selectedOption(ndv().getByTestId('node-credentials-select')),
+				(value) => expect(value).toBe(CREDENTIAL_NAME),
 			);
-			expect(await creator.getByTestId('node-creator-no-results').count()).toBe(0);
-		}
-		await search.fill('decision');
-		await screenshot('00-find-the-node');
-		await creator
-			.getByTestId('node-creator-item-name')
-			.filter({ hasText: /^Decision Service$/ })
-			.first()
-			.click();
-		// Its actions, as n8n lists them for a node with operations: Decide first among them.
-		const decide = creator.getByText('Decide on an item', { exact: true }).first();
-		await decide.waitFor({ timeout: UI_TIMEOUT });
-		await decide.click();
-		// Added after the trigger, opened, with the only credential of its type already chosen.
-		await ndv().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-		await eventually(
-			() => selectedOption(ndv().getByTestId('node-credentials-select')),
-			(value) => expect(value).toBe(CREDENTIAL_NAME),
-		);
-		await closeNode();
-		await canvasNode('Decision Service').waitFor({ timeout: UI_TIMEOUT });
-	});
+			await closeNode();
+			// n8n names a node added from an action after the action.
+			await canvasNode('Decide on an item').waitFor({ timeout: UI_TIMEOUT });
+		},
+	);
 
 	step("finds it from the panel's top-right + too", async () => {
-		await page.getByTestId('canvas-plus-button').click();
+		await page
+			.getByTestId('node-creator-plus-button')
+			.or(page.getByTestId('canvas-plus-button'))
+			.first()
+			.click();
 		const creator = page.getByTestId('node-creator');
 		await creator.waitFor({ timeout: UI_TIMEOUT });
-		await page.getByTestId('node-creator-search-bar').locator('input').fill('decision');
+		await page.getByTestId('node-creator-search-bar').fill('decision');
 		await eventually(
 			() => creator.getByTestId('node-creator-item-name').allInnerTexts(),
 			(names) => expect(names.map((name) => name.trim())).toContain('Decision Service'),
@@ -500,7 +508,7 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 		await toolHandle.getByTestId('canvas-handle-plus').click();
 		const creator = page.getByTestId('node-creator');
 		await creator.waitFor({ timeout: UI_TIMEOUT });
-		await page.getByTestId('node-creator-search-bar').locator('input').fill('decision');
+		await page.getByTestId('node-creator-search-bar').fill('decision');
 		await eventually(
 			() => creator.getByTestId('node-creator-item-name').allInnerTexts(),
 			(names) => expect(names.map((name) => name.trim())).toContain('Decision Service Tool'),
@@ -513,7 +521,20 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 			.click();
 		await ndv().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
 		await closeNode();
-		await canvasNode('Decision Service Tool').waitFor({ timeout: UI_TIMEOUT });
+		// A fourth node on the canvas: the tool, attached to the agent.
+		await eventually(
+			() => page.getByTestId('canvas-node').count(),
+			(count) => expect(count).toBe(4),
+		);
+		await screenshot('00-tool-added');
+		// Saved, so leaving for the next workflow asks nothing.
+		const saved = page.waitForResponse(
+			(response) =>
+				response.url().includes(`/rest/workflows/${findWorkflowId}`) &&
+				response.request().method() === 'PATCH',
+		);
+		await page.keyboard.press('Control+s');
+		expect((await saved).status()).toBe(200);
 	});
 
 	step(
