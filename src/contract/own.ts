@@ -23,7 +23,12 @@ export function ownValue(target: unknown, key: string): unknown {
 
 /** Sets an own, enumerable property, even `__proto__` (which plain assignment turns into a prototype). */
 export function setOwn(target: object, key: string, value: unknown): void {
-	Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+	Object.defineProperty(target, key, {
+		value,
+		enumerable: true,
+		writable: true,
+		configurable: true,
+	});
 }
 
 /** A plain object of these entries, each an own property whatever its name. */
