@@ -38,6 +38,14 @@ export function ownObject<T>(entries: Iterable<readonly [string, T]>): Record<st
 	return out;
 }
 
+/**
+ * A deep copy of a JSON value that keeps every own key. (n8n-workflow's `deepCopy` drops the keys
+ * `constructor`, `prototype` and `__proto__`: an item copied with it loses such fields.)
+ */
+export function jsonCopy<T>(value: T): T {
+	return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
+}
+
 function isRecordLike(value: unknown): value is Record<string, unknown> {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
