@@ -48,7 +48,7 @@ describe('a decision keyed by such names, through the client', () => {
 		for (const key of JS_KEYS) {
 			const run = await client.decide(
 				'constructor',
-				jsonObject([
+				jsonObject<Record<string, unknown>>([
 					['constructor', `a text about ${key} words`],
 					['__proto__', 'x'],
 				]),

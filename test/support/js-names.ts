@@ -29,10 +29,10 @@ export function jsonText(entries: ReadonlyArray<readonly [string, unknown]>): st
 }
 
 /** An object with these own keys (`__proto__` included, as JSON.parse makes it), values as given. */
-export function jsonObject(
+export function jsonObject<T extends object = Record<string, unknown>>(
 	entries: ReadonlyArray<readonly [string, unknown]>,
-): Record<string, unknown> {
-	return JSON.parse(jsonText(entries)) as Record<string, unknown>;
+): T {
+	return JSON.parse(jsonText(entries)) as T;
 }
 
 /** The own keys of an object, in order: `__proto__` shows here only when it is an own field. */
