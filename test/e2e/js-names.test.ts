@@ -38,11 +38,13 @@ let routesParameters: Record<string, unknown>;
 let usedBefore: number;
 
 /** One item per key: its text names the key; every item has a field constructor and a key __proto__. */
-const items = JS_KEYS.map((key, index) => [
-	['text', `a text about ${key} words`],
-	['constructor', `own constructor ${index}`],
-	['__proto__', `own proto ${index}`],
-]);
+const items = JS_KEYS.map(
+	(key, index): Array<[string, string]> => [
+		['text', `a text about ${key} words`],
+		['constructor', `own constructor ${index}`],
+		['__proto__', `own proto ${index}`],
+	],
+);
 
 beforeAll(async () => {
 	sb = await startTestSandbox();
