@@ -41,8 +41,8 @@ let usedBefore: number;
 const items = JS_KEYS.map(
 	(key, index): Array<[string, string]> => [
 		['text', `a text about ${key} words`],
-		['constructor', `own constructor ${index}`],
-		['__proto__', `own proto ${index}`],
+		['constructor', `mine ${index}`],
+		['__proto__', `also mine ${index}`],
 	],
 );
 
@@ -174,8 +174,8 @@ describe('a route decision keyed by names that are JavaScript’s own, in real n
 				'GET',
 				`/runs/${runId}?key=${encodeURIComponent(KEY)}`,
 			);
-			expect(ownValue(stored.input, 'constructor')).toBe(`own constructor ${index}`);
-			expect(ownValue(stored.input, '__proto__')).toBe(`own proto ${index}`);
+			expect(ownValue(stored.input, 'constructor')).toBe(`mine ${index}`);
+			expect(ownValue(stored.input, '__proto__')).toBe(`also mine ${index}`);
 		}
 	});
 });

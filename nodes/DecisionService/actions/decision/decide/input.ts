@@ -9,6 +9,9 @@ import { ownObject, ownValue } from '../../../../../src/contract';
 
 export type DecideInput = string | Record<string, unknown>;
 
+/** The JSON input's default, `={{ $json }}`: the whole item. */
+const WHOLE_ITEM = /^=\{\{\s*\$json\s*\}\}$/;
+
 function parseJsonInput(
 	context: IExecuteFunctions,
 	raw: unknown,
@@ -90,6 +93,15 @@ export function inputFor(
 	const mode = context.getNodeParameter('inputMode', itemIndex) as string;
 	if (mode === 'text') return textInput(context, itemIndex);
 	if (mode === 'json') {
+		// The default, the whole item, is read from the item itself: n8n's expression engine fails
+		// to hand over an item with a field `constructor` ("function Object() could not be cloned",
+		// n8n 2.41.1), and copies drop such fields.
+		const raw = context.getNodeParameter('jsonInput', itemIndex, undefined, {
+			rawExpressions: true,
+		});
+		if (typeof raw === 'string' && WHOLE_ITEM.test(raw)) {
+			return parseJsonInput(context, item.json, itemIndex);
+		}
 		return parseJsonInput(context, context.getNodeParameter('jsonInput', itemIndex), itemIndex);
 	}
 	return mappedInput(context, item, itemIndex);
