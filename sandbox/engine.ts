@@ -1,4 +1,4 @@
-import type { DecisionType, EngineName } from '../src/contract';
+import { setOwn, type DecisionType, type EngineName } from '../src/contract';
 import type { DefinitionItem } from '../src/contract/validation';
 
 /**
@@ -192,9 +192,10 @@ export function runEngine(
 	const { kappa, slope, offset } = TEMPER[engine];
 	const { r, matched } = evidence(definition, text);
 	const keys = definition.items.map((item) => item.key);
+	// Keys may be `constructor` or (a level's label) `__proto__`: own properties, set with setOwn.
 	const explanation: Record<string, string[]> = {};
 	keys.forEach((key, index) => {
-		if (matched[index].length) explanation[key] = matched[index];
+		if (matched[index].length) setOwn(explanation, key, matched[index]);
 	});
 	const n = keys.length;
 	const result: EngineResult = { probabilities: {}, confidence: 0, explanation };
@@ -206,7 +207,7 @@ export function runEngine(
 		definition.items.forEach((item, index) => {
 			const p = probs[index];
 			const threshold = item.threshold ?? 0.5;
-			result.probabilities[item.key] = p;
+			setOwn(result.probabilities, item.key, p);
 			const retained = p >= threshold;
 			if (retained) labels.push(item.key);
 			const room = retained ? 1 - threshold : threshold;
@@ -222,9 +223,7 @@ export function runEngine(
 		const exps = logits.map((value) => Math.exp(value - top));
 		const sum = exps.reduce((a, b) => a + b, 0);
 		const probs = exps.map((value) => round(value / sum, 4));
-		keys.forEach((key, index) => {
-			result.probabilities[key] = probs[index];
-		});
+		keys.forEach((key, index) => setOwn(result.probabilities, key, probs[index]));
 		let best = 0;
 		probs.forEach((p, index) => {
 			if (p > probs[best]) best = index;

@@ -1,4 +1,4 @@
-import type { ContextField } from '../src/contract';
+import { hasOwn, ownValue, setOwn, type ContextField } from '../src/contract';
 import { normalizeKey } from '../src/contract/validation';
 import type { PiiMode } from './plans';
 
@@ -120,7 +120,7 @@ export class Pseudonymiser {
 			this.tokens.set(key, token);
 		}
 		this.count += 1;
-		this.kinds[kind] = (this.kinds[kind] ?? 0) + 1;
+		setOwn(this.kinds, kind, ((ownValue(this.kinds, kind) as number | undefined) ?? 0) + 1);
 		return token;
 	}
 
@@ -181,23 +181,18 @@ export class Pseudonymiser {
 		if (input !== null && typeof input === 'object') {
 			const out: Record<string, unknown> = {};
 			for (const [key, entry] of Object.entries(input))
-				put(out, uniqueKey(out, this.text(key)), this.value(entry));
+				setOwn(out, uniqueKey(out, this.text(key)), this.value(entry));
 			return out;
 		}
 		return input;
 	}
 }
 
-/** Sets an own property, even `__proto__` (which plain assignment would turn into a prototype). */
-function put(out: Record<string, unknown>, key: string, value: unknown): void {
-	Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
 /** `key`, or `key~2`, `key~3`… when `out` already has it (two keys pseudonymised alike). */
 function uniqueKey(out: Record<string, unknown>, key: string): string {
-	if (!Object.hasOwn(out, key)) return key;
+	if (!hasOwn(out, key)) return key;
 	let n = 2;
-	while (Object.hasOwn(out, `${key}~${n}`)) n += 1;
+	while (hasOwn(out, `${key}~${n}`)) n += 1;
 	return `${key}~${n}`;
 }
 
@@ -227,9 +222,9 @@ export function pseudonymise<T extends string | Record<string, unknown>>(
 			// A declared context field's name is the decision's schema, not data: kept as is.
 			const name = names.has(key) ? key : uniqueKey(out, pseudonymiser.text(key));
 			if (declared.has(key) && entry !== undefined && entry !== null && entry !== '') {
-				put(out, name, pseudonymiser.token(fieldKind(key), JSON.stringify(entry)));
+				setOwn(out, name, pseudonymiser.token(fieldKind(key), JSON.stringify(entry)));
 			} else {
-				put(out, name, pseudonymiser.value(entry));
+				setOwn(out, name, pseudonymiser.value(entry));
 			}
 		}
 		value = out;

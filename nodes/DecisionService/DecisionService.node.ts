@@ -22,9 +22,10 @@ export class DecisionService implements INodeType {
 		group: ['transform'],
 		version: 1,
 		// "Decide: ticket-routing": the operation, and the decision for Decide and Get (a string,
-		// as n8n's lint asks; test/unit/expressions.test.ts evaluates it in n8n's expression engine).
+		// as n8n's lint asks; test/unit/outputs-list.test.ts evaluates it in n8n's expression engine).
+		// No lookup by a saved value (`{…}[op]`): n8n's sandbox refuses `constructor` as a key.
 		subtitle:
-			'={{ (function (p) { var op = p.operation || "decide"; var name = { decide: "Decide", create: "Create", get: "Get", getAll: "Get Many", sendFeedback: "Send Feedback" }[op] || op; var rl = p.decision; var slug = rl && typeof rl === "object" ? rl.value : rl; if ((p.resource || "decision") === "decision" && (op === "decide" || op === "get")) { return typeof slug === "string" && slug.trim() !== "" ? name + ": " + slug.trim() : name; } var what = { decision: op === "getAll" ? "decisions" : "decision", template: "templates", run: "run" }[p.resource || "decision"]; return name + ": " + what; })($parameter) }}',
+			'={{ (function (p) { var op = p.operation || "decide"; var at = ["decide", "create", "get", "getAll", "sendFeedback"].indexOf(op); var name = at === -1 ? op : ["Decide", "Create", "Get", "Get Many", "Send Feedback"][at]; var rl = p.decision; var slug = rl && typeof rl === "object" ? rl.value : rl; if ((p.resource || "decision") === "decision" && (op === "decide" || op === "get")) { return typeof slug === "string" && slug.trim() !== "" ? name + ": " + slug.trim() : name; } var resource = p.resource || "decision"; var what = resource === "decision" ? (op === "getAll" ? "decisions" : "decision") : resource === "template" ? "templates" : resource === "run" ? "run" : undefined; return name + ": " + what; })($parameter) }}',
 		description: 'Route, score and classify items with the Decision Service, one output per answer',
 		defaults: { name: 'Decision Service' },
 		usableAsTool: true,

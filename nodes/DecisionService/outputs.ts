@@ -53,7 +53,11 @@ export function configuredOutputs(parameters: INodeParameters): INodeOutputConfi
 		schema?: Array<{ id: string; displayName?: string; display?: boolean; removed?: boolean }>;
 		value?: Record<string, unknown> | null;
 	};
-	const names = routes.value || {};
+	// Renames by key, read as [key, name] pairs: n8n's expression sandbox refuses a computed
+	// `names[key]` when the key is `constructor`, `prototype` or `__proto__` (legal keys), and an
+	// object lookup would find inherited properties; entries are the object's own keys only.
+	const renames: Array<[string, unknown]> =
+		routes.value && typeof routes.value === 'object' ? Object.entries(routes.value) : [];
 	const schema = Array.isArray(routes.schema) ? routes.schema : [];
 	const fixed = ['__out_uncertain__', '__out_pending__', '__out_other__'];
 	const fixedNames = ['Uncertain', 'Pending Review', 'Other'];
@@ -67,7 +71,10 @@ export function configuredOutputs(parameters: INodeParameters): INodeOutputConfi
 		if (isFixed) present[fixedIndex] = true;
 		// Fixed outputs cannot be removed: Other is where anything unknown goes, nothing is dropped.
 		if (field.removed === true && !isFixed) continue;
-		const rename = names[field.id];
+		let rename: unknown;
+		for (let each = 0; each < renames.length; each++) {
+			if (renames[each][0] === field.id) rename = renames[each][1];
+		}
 		const displayName =
 			typeof rename === 'string' && rename.trim() !== ''
 				? rename.trim()

@@ -5,6 +5,7 @@
 import {
 	RATE_LIMIT_HEADERS,
 	errorEnvelopeSchema,
+	ownValue,
 	quotaExceededDetailsSchema,
 	rateLimitedDetailsSchema,
 	type ErrorDetail,
@@ -238,8 +239,9 @@ export function errorFromResponse(
 			context.secrets,
 		),
 	};
+	// The code is the service's word: `constructor` is a code like any other, not Object's.
 	const build =
-		BY_CODE[envelope.code] ??
+		(ownValue(BY_CODE, envelope.code) as Build | undefined) ??
 		BY_STATUS[status] ??
 		((init: ErrorInit) => (status >= 500 ? new ServerError(init) : new DecisionServiceError(init)));
 	return build(base, envelope, response, context);

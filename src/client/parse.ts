@@ -1,14 +1,13 @@
 /** Reads a 2xx body with the contract's schema; anything else is a ResponseFormatError naming the field. */
 import type { ZodMiniType } from 'zod/v4/mini';
-import { errorEnvelopeSchema } from '../contract';
+import { errorEnvelopeSchema, ownValue, restoreOwnProto } from '../contract';
 import { ResponseFormatError, scrubSecrets } from './errors';
 import type { TransportResponse } from './transport';
 
 function valueAt(body: unknown, path: readonly PropertyKey[]): unknown {
 	let value: unknown = body;
 	for (const key of path) {
-		if (typeof value !== 'object' || value === null) return undefined;
-		value = (value as Record<PropertyKey, unknown>)[key];
+		value = ownValue(value, String(key));
 	}
 	return value;
 }
@@ -42,7 +41,8 @@ export function parseAnswer<T>(
 		});
 	}
 	const parsed = schema.safeParse(json);
-	if (parsed.success) return parsed.data;
+	// A key `__proto__` in the answer stays a field, never the prototype of what the node reads.
+	if (parsed.success) return restoreOwnProto(parsed.data);
 	// A gateway or a faulty deployment can wrap the service's error in a 2xx: say what it said.
 	const envelope = errorEnvelopeSchema.safeParse(json);
 	if (envelope.success) {

@@ -3,7 +3,7 @@
  * the rate gate and the failure each attempt can end in are read together (hence its length).
  */
 import type { ZodMiniType } from 'zod/v4/mini';
-import { BOUNDS, type ErrorDetail } from '../contract';
+import { BOUNDS, ownValue, type ErrorDetail } from '../contract';
 import { errorFromResponse, refusalMessage } from './error-from-response';
 import {
 	AbortedError,
@@ -92,7 +92,8 @@ function causeOf(code: string): string {
 		ECONNABORTED: 'connection aborted',
 		EPIPE: 'connection closed',
 	};
-	if (words[code]) return words[code];
+	const known = ownValue(words, code);
+	if (typeof known === 'string') return known;
 	if (/CERT|SSL|TLS|EPROTO/.test(code))
 		return `TLS handshake failed: ${code.toLowerCase().replace(/_/g, ' ')}`;
 	return code.toLowerCase().replace(/_/g, ' ');

@@ -4,5 +4,6 @@
 // they use: with classic zod the shipped node carried all of zod and its locales (about 400 KB).
 export * from './constants';
 export * from './level';
+export * from './own';
 export * from './requests';
 export * from './resources';

@@ -1,3 +1,5 @@
+import { ownValue } from './own';
+
 /**
  * The level a score run lands on: `legend[round(raw_score)]`, since `raw_score` is the position on
  * the 0..N-1 level scale and `legend` maps level indexes, lowest first, to their labels (docs/api.md,
@@ -10,5 +12,6 @@ export function levelOf(run: {
 	if (run.raw_score === undefined || !run.legend || !Number.isFinite(run.raw_score)) {
 		return undefined;
 	}
-	return run.legend[String(Math.round(run.raw_score))];
+	const level = ownValue(run.legend, String(Math.round(run.raw_score)));
+	return typeof level === 'string' ? level : undefined;
 }

@@ -1,6 +1,7 @@
 import * as z from 'zod/v4/mini';
 import { BOUNDS, CONTEXT_FIELD_TYPES, FORCED_ENGINES, UNCERTAINTY_POLICIES } from './constants';
 import './messages';
+import { ownRecord } from './own';
 import { decisionTypeSchema, localeSchema, slugSchema } from './resources';
 
 // The request bodies of docs/api.md ("Endpoints"), checked field by field: every problem becomes
@@ -13,7 +14,8 @@ const decideRequestOptionsSchema = z.object({
 });
 
 export const decideRequestSchema = z.object({
-	input: z.union([z.string(), z.record(z.string(), z.unknown())]),
+	// Any own keys: a context field may be named `constructor` or `__proto__` (see own.ts).
+	input: z.union([z.string(), ownRecord(z.unknown())]),
 	options: z.optional(decideRequestOptionsSchema),
 });
 

@@ -10,6 +10,7 @@ import {
 	UNCERTAINTY_POLICIES,
 } from './constants';
 import './messages';
+import { ownRecord } from './own';
 
 // The resources of docs/api.md ("Resources and their fields") and the error envelope, as the
 // client reads them. Responses are parsed leniently: z.looseObject keeps fields a newer service
@@ -99,9 +100,9 @@ export const runSchema = z.looseObject({
 	choice: z.optional(z.string()),
 	score: z.optional(z.number().check(z.gte(0), z.lte(100))),
 	raw_score: z.optional(z.number()),
-	legend: z.optional(z.record(z.string(), z.string())),
+	legend: z.optional(ownRecord(z.string(), { type: 'string' })),
 	labels: z.optional(z.array(z.string())),
-	probabilities: z.record(z.string(), z.number()),
+	probabilities: ownRecord(z.number(), { type: 'number' }),
 	confidence: probabilitySchema(),
 	confidence_source: z.enum(['calibrated', 'self_reported']),
 	engine: z.enum(ENGINES),
@@ -128,9 +129,9 @@ export const runAnswerSchema = z.looseObject({
 	choice: z.optional(z.string()),
 	score: z.optional(z.number()),
 	raw_score: z.optional(z.number()),
-	legend: z.optional(z.record(z.string(), z.string())),
+	legend: z.optional(ownRecord(z.string(), { type: 'string' })),
 	labels: z.optional(z.array(z.string())),
-	probabilities: z.optional(z.record(z.string(), z.number())),
+	probabilities: z.optional(ownRecord(z.number(), { type: 'number' })),
 	confidence: z.optional(z.number()),
 	confidence_source: z.optional(z.string()),
 	engine: z.optional(z.string()),

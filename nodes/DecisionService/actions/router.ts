@@ -2,6 +2,7 @@ import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } f
 import * as decision from './decision';
 import * as run from './run';
 import * as template from './template';
+import { ownValue } from '../../../src/contract';
 
 type OperationModule = {
 	execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]>;
@@ -23,7 +24,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operation = this.getNodeParameter('operation', 0) as string;
-	const module = operations[resource]?.[operation];
+	const module = ownValue(ownValue(operations, resource), operation) as OperationModule | undefined;
 	if (!module) {
 		throw new NodeOperationError(
 			this.getNode(),

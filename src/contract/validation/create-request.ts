@@ -5,6 +5,7 @@ import {
 	createFromDescriptionSchema,
 	createFromTemplateSchema,
 } from '../requests';
+import { hasOwn } from '../own';
 import type { ErrorDetail } from '../resources';
 import { normalizeKey, splitItemList } from './keys';
 
@@ -39,8 +40,8 @@ export function issuesToDetails(issues: readonly z.core.$ZodIssue[], prefix = ''
 
 /** Which of the three shapes a create body selects: docs/api.md, "selected by the fields present". */
 function createShapeOf(body: Record<string, unknown>): 'template' | 'description' | 'definition' {
-	if ('template' in body && body.template !== undefined) return 'template';
-	if ('describe' in body && body.describe !== undefined) return 'description';
+	if (hasOwn(body, 'template') && body.template !== undefined) return 'template';
+	if (hasOwn(body, 'describe') && body.describe !== undefined) return 'description';
 	return 'definition';
 }
 

@@ -1,3 +1,4 @@
+import { ownValue } from '../own';
 import type { ContextField, ErrorDetail } from '../resources';
 
 function typeName(value: unknown): string {
@@ -35,10 +36,10 @@ export function validateDecideInput(
 	if (typeof input !== 'object' || input === null || Array.isArray(input)) {
 		return [{ field: 'input', message: `must be an object or free text, got ${typeName(input)}` }];
 	}
-	const record = input as Record<string, unknown>;
 	const details: ErrorDetail[] = [];
 	for (const field of fields) {
-		const value = record[field.name];
+		// Own fields only: an input without `constructor` has none, whatever Object.prototype has.
+		const value = ownValue(input, field.name);
 		const missing = value === undefined || value === null || value === '';
 		if (missing) {
 			if (field.required) details.push({ field: `input.${field.name}`, message: 'is required' });

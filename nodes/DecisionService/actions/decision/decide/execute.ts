@@ -4,7 +4,6 @@
  */
 import {
 	NodeOperationError,
-	deepCopy,
 	type IExecuteFunctions,
 	type INodeExecutionData,
 	type ResourceMapperValue,
@@ -14,7 +13,7 @@ import {
 	forEachBounded,
 	type DecisionClient,
 } from '../../../../../src/client';
-import type { Decision, RunAnswer } from '../../../../../src/contract';
+import { jsonCopy, type Decision, type RunAnswer } from '../../../../../src/contract';
 import { validateDecideInput } from '../../../../../src/contract/validation';
 import { toNodeError } from '../../../errors';
 import { createDecisionClient } from '../../../transport';
@@ -182,7 +181,7 @@ function placeResults(
 			// What n8n's error output would hold: the item's fields and the error.
 			for (const keeper of layout && usesErrorOutput ? layout.errorKeepers : []) {
 				outputs[keeper].push({
-					json: { ...deepCopy(item.json), error: errorObject(result) },
+					json: { ...jsonCopy(item.json), error: errorObject(result) },
 					pairedItem,
 				});
 			}

@@ -5,8 +5,12 @@ import {
 	type INodeExecutionData,
 	type ResourceMapperValue,
 } from 'n8n-workflow';
+import { ownObject, ownValue } from '../../../../../src/contract';
 
 export type DecideInput = string | Record<string, unknown>;
+
+/** The JSON input's default, `={{ $json }}`: the whole item. */
+const WHOLE_ITEM = /^=\{\{\s*\$json\s*\}\}$/;
 
 function parseJsonInput(
 	context: IExecuteFunctions,
@@ -36,7 +40,9 @@ function parseJsonInput(
 			},
 		);
 	}
-	return value as Record<string, unknown>;
+	// JSON.parse makes every key an own property (`__proto__` included); an object n8n evaluated
+	// is copied the same way, so the input holds the item's own fields and nothing inherited.
+	return ownObject(Object.entries(value));
 }
 
 const TEXT_HINT = 'Set Text to the item field that holds the text, for example {{ $json.body }}.';
@@ -77,17 +83,20 @@ function mappedInput(
 	}) as ResourceMapperValue;
 	const fields = (mapper.schema ?? []).map((field) => field.id);
 	if (mapper.mappingMode === 'autoMapInputData') {
-		// Auto-map: the item's own fields of the same names.
-		const picked: Record<string, unknown> = {};
-		for (const name of fields) if (item.json[name] !== undefined) picked[name] = item.json[name];
-		return fields.length ? picked : { ...item.json };
+		// Auto-map: the item's own fields of the same names (an item without `constructor` has none:
+		// the function it inherits is not its value), set as own keys even when named `__proto__`.
+		const picked = fields.flatMap((name): Array<[string, unknown]> => {
+			const value = ownValue(item.json, name);
+			return value === undefined ? [] : [[name, value]];
+		});
+		return fields.length ? ownObject(picked) : ownObject(Object.entries(item.json));
 	}
-	const values = (mapper.value ?? {}) as Record<string, unknown>;
-	const input: Record<string, unknown> = {};
-	for (const [name, value] of Object.entries(values)) {
-		if (value !== undefined && value !== null && value !== '') input[name] = value;
-	}
-	return input;
+	const values = mapper.value ?? {};
+	return ownObject(
+		Object.entries(values).filter(
+			([, value]) => value !== undefined && value !== null && value !== '',
+		),
+	);
 }
 
 /** The input one item sends, in the node's input mode. Throws, naming the item, when it has none. */
@@ -99,6 +108,15 @@ export function inputFor(
 	const mode = context.getNodeParameter('inputMode', itemIndex) as string;
 	if (mode === 'text') return textInput(context, itemIndex);
 	if (mode === 'json') {
+		// The default, the whole item, is read from the item itself: n8n's expression engine fails
+		// to hand over an item with a field `constructor` ("function Object() could not be cloned",
+		// n8n 2.41.1), and copies drop such fields.
+		const raw = context.getNodeParameter('jsonInput', itemIndex, undefined, {
+			rawExpressions: true,
+		});
+		if (typeof raw === 'string' && WHOLE_ITEM.test(raw)) {
+			return parseJsonInput(context, item.json, itemIndex);
+		}
 		return parseJsonInput(context, context.getNodeParameter('jsonInput', itemIndex), itemIndex);
 	}
 	return mappedInput(context, item, itemIndex);

@@ -2,8 +2,8 @@
  * Where a run goes, and what is written on its item: pure functions of the run and the saved
  * Outputs list, with no n8n context, so every status and type is unit-tested (test/unit/routing).
  */
-import { deepCopy, type IDataObject, type INodeExecutionData } from 'n8n-workflow';
-import { RUN_STATUSES, levelOf, type RunAnswer } from '../../../../../src/contract';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import { RUN_STATUSES, jsonCopy, levelOf, type RunAnswer } from '../../../../../src/contract';
 import { NO_LABEL_KEY, SLOT } from '../../../outputs';
 
 /** One entry of the saved Outputs list (a resource-mapper field), or a bare key for a list saved as keys. */
@@ -118,6 +118,7 @@ export function otherNote(run: RunAnswer, layout: RouteLayout): string | undefin
 /**
  * The item for each of its target outputs: the first as given, the others deep copies, so a
  * branch that edits its item (a Code node mutating it, say) cannot change another branch's.
+ * Copied as JSON: n8n's deepCopy would drop fields named `constructor` or `__proto__`.
  */
 export function itemPerTarget(
 	item: INodeExecutionData,
@@ -125,7 +126,7 @@ export function itemPerTarget(
 ): Array<[number, INodeExecutionData]> {
 	return targets.map((target, index) => [
 		target,
-		index === 0 ? item : { ...item, json: deepCopy(item.json) },
+		index === 0 ? item : { ...item, json: jsonCopy(item.json) },
 	]);
 }
 
