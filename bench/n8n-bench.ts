@@ -109,9 +109,7 @@ export function makespanFloorMs(run: {
 }): number {
 	const windows = Math.max(1, Math.ceil(run.items / run.budget));
 	const last = run.items - (windows - 1) * run.budget;
-	return (
-		(windows - 1) * run.windowMs + (last * run.meanLatencyMs) / run.cap + run.lastLatencyMs
-	);
+	return (windows - 1) * run.windowMs + (last * run.meanLatencyMs) / run.cap + run.lastLatencyMs;
 }
 
 /** A figure over rounds: the one value, or the median with min–max in brackets; n/a when none. */
