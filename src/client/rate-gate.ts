@@ -50,6 +50,10 @@ export class RateGate {
 	private windowMs?: number;
 	/** A 429 said the window is spent until windowEndsAt: no looking again before. */
 	private blocked = false;
+	/** This window was opened on the gate's own estimate of the last one's end (not after a 429). */
+	private openedOnEstimate = false;
+	/** The margin after the estimated end; doubles (to a second) each time a window opened too early. */
+	private margin = 50;
 	/** The newest answer's Remaining was above 0 and requests sent after it were subtracted. */
 	private mayBeLow = false;
 	private readonly inFlight = new Set<number>();
@@ -61,7 +65,7 @@ export class RateGate {
 	static readonly pollMs = 25;
 	/** Longest single wait: a window end learned meanwhile is taken within this. */
 	static readonly maxWaitSliceMs = 1_000;
-	/** Added to the window's end as this process opened it: the jitter of one request's transit. */
+	/** Added to the window's end as this process opened it, at first: the jitter of one request's transit. */
 	static readonly endMarginMs = 50;
 
 	constructor(private readonly now: () => number) {}
@@ -143,11 +147,24 @@ export class RateGate {
 	 * service rounds Retry-After up to whole seconds, so when `earliestMs` says the window cannot end
 	 * before then, the gate's own estimate of the end is taken inside those bounds.
 	 */
-	block(holdMs: number, earliestMs: number = holdMs): void {
+	block(holdMs: number, earliestMs: number = holdMs, ticket?: number): void {
 		const now = this.now();
 		const latest = now + Math.min(Math.max(holdMs, 1), RATE_WINDOW_MAX_MS);
 		const earliest = Math.min(latest, now + Math.max(earliestMs, 1));
-		const estimate = this.blocked ? undefined : this.windowEndsAt;
+		let estimate = this.blocked ? undefined : this.windowEndsAt;
+		if (
+			!this.blocked &&
+			this.openedOnEstimate &&
+			ticket !== undefined &&
+			ticket >= this.firstTicket &&
+			earliestMs < holdMs
+		) {
+			// The gate opened this window a little before the service did (its first request of the
+			// last window reached the service later than it was sent): the end is near. Look again
+			// after the margin, and keep a larger one from now on.
+			this.margin = Math.min(this.margin * 2, 1_000);
+			estimate = now + this.margin;
+		}
 		this.remaining = 0;
 		this.blocked = true;
 		this.windowEndsAt =
@@ -176,12 +193,13 @@ export class RateGate {
 			return;
 		}
 		const end = Math.max(Math.min(opened, latest ?? Infinity), earliest ?? -Infinity);
-		this.windowEndsAt = Math.min(end + RateGate.endMarginMs, latest ?? Infinity);
-		this.spendUntil = Math.max(end - RateGate.endMarginMs, earliest ?? -Infinity);
+		this.windowEndsAt = Math.min(end + this.margin, latest ?? Infinity);
+		this.spendUntil = Math.max(end - this.margin, earliest ?? -Infinity);
 	}
 
 	/** A new window: its budget is the full limit (unknown until a response says). */
 	private newWindow(): void {
+		this.openedOnEstimate = !this.blocked;
 		this.remaining = this.limit;
 		this.windowEndsAt = undefined;
 		this.spendUntil = undefined;

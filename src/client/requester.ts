@@ -212,7 +212,7 @@ export class Requester {
 						askedMs !== undefined && consecutive429s === 1 && holdMs === askedMs
 							? askedMs - 1000
 							: holdMs;
-					this.gate.block(holdMs, earliestMs);
+					this.gate.block(holdMs, earliestMs, ticket);
 				} else {
 					await this.waitOnRateLimit(operation, wait, holdMs, signal);
 				}

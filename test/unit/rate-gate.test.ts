@@ -152,6 +152,27 @@ describe('RateGate', () => {
 		expect('ticket' in gate.tryReserve()).toBe(true);
 	});
 
+	it('after opening a window a little early (a 429 for its first requests), looks again soon with a larger margin', () => {
+		const clock = manualClock(0);
+		const gate = new RateGate(clock.now);
+		const first = reserveTicket(gate);
+		clock.advance(800);
+		gate.release(first, { limit: 1, remaining: 0, resetSeconds: 10 }, true);
+		clock.advance(9_250);
+		// Opened on the estimate (10 s + 50 ms); the service's window had started 80 ms late.
+		const early = reserveTicket(gate);
+		gate.release(early, { limit: 1, remaining: 0, resetSeconds: 1 });
+		gate.block(1_000, 0, early);
+		expect(gate.tryReserve()).toEqual({ waitMs: 2 * RateGate.endMarginMs });
+		clock.advance(100);
+		const next = reserveTicket(gate);
+		clock.advance(800);
+		gate.release(next, { limit: 1, remaining: 0, resetSeconds: 10 }, true);
+		// The next window's end: its first request plus 10 s plus the doubled margin.
+		clock.advance(9_150);
+		expect(gate.tryReserve()).toEqual({ waitMs: 50 + 2 * RateGate.endMarginMs });
+	});
+
 	it('takes its own estimate of the end within the second a first 429’s Retry-After rounds up', () => {
 		const clock = manualClock(0);
 		const gate = new RateGate(clock.now);
