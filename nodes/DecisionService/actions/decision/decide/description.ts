@@ -211,7 +211,7 @@ const properties: INodeProperties[] = [
 				typeOptions: { minValue: 1, maxValue: MAX_IN_FLIGHT },
 				default: DEFAULT_MAX_CONCURRENCY,
 				description:
-					"Most items sent to the service at once; lower it only to spare a service or proxy that cannot take that many (the plan's rate limit is respected whatever it is).",
+					"Most items sent to the service at once; lower it only to spare a service or proxy that cannot take that many (the plan's rate limit is respected whatever it is)",
 			},
 			{
 				displayName: 'Max Wait on Rate Limit (Seconds)',
