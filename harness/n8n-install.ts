@@ -100,16 +100,6 @@ function installEnv(nodeBinary = process.execPath): NodeJS.ProcessEnv {
 	return { ...process.env, PATH: `${nodeBin}:${process.env.PATH ?? ''}` };
 }
 
-function run(command: string, args: string[], cwd: string, nodeBinary?: string): void {
-	const result = spawnSync(command, args, {
-		cwd,
-		stdio: ['ignore', 'inherit', 'inherit'],
-		env: installEnv(nodeBinary),
-	});
-	if (result.status !== 0)
-		throw new Error(`${command} ${args.join(' ')} failed in ${cwd} (exit ${result.status})`);
-}
-
 function runAsync(
 	command: string,
 	args: string[],
@@ -196,35 +186,103 @@ function sqliteBuilds(
 	}));
 }
 
+/** The lock folder of one version's install: made atomically, holding the installer's pid. */
+const lockDir = (version: string) => `${n8nCacheDir(version)}.lock`;
+
+/**
+ * Takes the install lock of `version`, or says who holds it. Two processes installing the same
+ * version into one folder (two jest projects, a test beside `npm start`) would wipe each other's
+ * files mid-build; a lock whose process is gone is stale and taken over.
+ */
+function tryLock(version: string): boolean {
+	const dir = lockDir(version);
+	mkdirSync(dirname(dir), { recursive: true });
+	try {
+		mkdirSync(dir);
+	} catch {
+		const holder = Number(readFileSafe(join(dir, 'pid')));
+		if (holder && holder !== process.pid && isAlive(holder)) return false;
+		rmSync(dir, { recursive: true, force: true });
+		return tryLock(version);
+	}
+	writeFileSync(join(dir, 'pid'), String(process.pid));
+	return true;
+}
+
+const unlock = (version: string) => rmSync(lockDir(version), { recursive: true, force: true });
+
+function readFileSafe(path: string): string {
+	try {
+		return readFileSync(path, 'utf8');
+	} catch {
+		return '';
+	}
+}
+
+function isAlive(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+const LOCK_POLL_MS = 2_000;
+
+/** The install itself: n8n without its scripts, then sqlite3 built for a Node.js it runs on. */
+async function install(version: string, log: (line: string) => void): Promise<void> {
+	const dir = prepareFolder(version, log);
+	const started = Date.now();
+	log(`  n8n ${version}: npm install --ignore-scripts (n8n and its dependencies)…`);
+	await runAsync('npm', NPM_INSTALL, dir);
+	for (const build of sqliteBuilds(version)) {
+		log(`  n8n ${version}: building sqlite3 for ${build.nodeBinary}…`);
+		try {
+			await runAsync('npm', build.args, dir, build.nodeBinary);
+		} catch {
+			continue;
+		}
+		build.record();
+		markInstalled(version);
+		log(`n8n ${version} ready in ${Math.round((Date.now() - started) / 1000)} s.`);
+		return;
+	}
+	throw new Error(`sqlite3 of n8n ${version} builds for no Node.js here`);
+}
+
 /**
  * Installs n8n `version` when the cache lacks it, blocking (`npm run n8n:install`, which `npm test`
  * runs first, installs the tested versions side by side); returns the path of its `bin/n8n`.
+ * The install runs in a child process (this file's command line), which waits for another
+ * process installing the same version rather than racing it.
  */
 export function ensureN8n(
 	version = n8nVersion(),
 	log: (line: string) => void = (line) => console.log(line),
 ): string {
 	if (isInstalled(version)) return n8nBin(version);
-	const dir = prepareFolder(version, log);
-	const started = Date.now();
-	log(`  n8n ${version}: npm install --ignore-scripts (n8n and its dependencies)…`);
-	run('npm', NPM_INSTALL, dir);
-	let built = false;
-	for (const build of sqliteBuilds(version)) {
-		log(`  n8n ${version}: building sqlite3 for ${build.nodeBinary}…`);
-		try {
-			run('npm', build.args, dir, build.nodeBinary);
-		} catch {
+	log(`n8n ${version} is not installed yet: installing it (or waiting for the install under way)…`);
+	const tsx = join(projectRoot, 'node_modules', '.bin', 'tsx');
+	const result = spawnSync(tsx, [__filename, version], { stdio: ['ignore', 'inherit', 'inherit'] });
+	if (result.status !== 0 || !isInstalled(version))
+		throw new Error(`installing n8n ${version} failed (exit ${result.status ?? result.signal})`);
+	return n8nBin(version);
+}
+
+/** The same without blocking the event loop. */
+async function ensureN8nAsync(version: string, log: (line: string) => void): Promise<void> {
+	while (!isInstalled(version)) {
+		if (!tryLock(version)) {
+			await new Promise((resolveWait) => setTimeout(resolveWait, LOCK_POLL_MS));
 			continue;
 		}
-		build.record();
-		built = true;
-		break;
+		try {
+			if (!isInstalled(version)) await install(version, log);
+		} finally {
+			unlock(version);
+		}
 	}
-	if (!built) throw new Error(`sqlite3 of n8n ${version} builds for no Node.js here`);
-	markInstalled(version);
-	log(`n8n ${version} ready in ${Math.round((Date.now() - started) / 1000)} s.`);
-	return n8nBin(version);
 }
 
 /**
@@ -236,30 +294,7 @@ export async function ensureN8nVersions(
 	log: (line: string) => void = (line) => console.log(line),
 ): Promise<void> {
 	// Every install runs to its end, even when another fails first.
-	const results = await Promise.allSettled(
-		versions
-			.filter((version) => !isInstalled(version))
-			.map(async (version) => {
-				const dir = prepareFolder(version, log);
-				const started = Date.now();
-				await runAsync('npm', NPM_INSTALL, dir);
-				let built = false;
-				for (const build of sqliteBuilds(version)) {
-					log(`  n8n ${version}: building sqlite3 for ${build.nodeBinary}…`);
-					try {
-						await runAsync('npm', build.args, dir, build.nodeBinary);
-					} catch {
-						continue;
-					}
-					build.record();
-					built = true;
-					break;
-				}
-				if (!built) throw new Error(`sqlite3 of n8n ${version} builds for no Node.js here`);
-				markInstalled(version);
-				log(`n8n ${version} ready in ${Math.round((Date.now() - started) / 1000)} s.`);
-			}),
-	);
+	const results = await Promise.allSettled(versions.map((version) => ensureN8nAsync(version, log)));
 	for (const result of results) if (result.status === 'rejected') throw result.reason;
 	for (const version of versions)
 		log(`n8n ${version}: ${n8nBin(version)} on ${n8nNodeBinary(version)}`);
