@@ -14,9 +14,11 @@
  *
  * Flags: --window-ms (default 10 000: the plan's minute scaled 6×), --subset (Scale and Free ×
  * 800 ms and the fallback mix, plus the webhook case), --label NAME (the report files are
- * makespan-NAME.*; default makespan.*), --out DIR (default bench/results).
+ * makespan-NAME.*; default makespan.*), --out DIR (default bench/results). A run without a label
+ * also writes makespan-compare.md when makespan-before.json (the same command on the code before,
+ * `--label before`) is beside it: our node's figures before → after, scenario by scenario.
  */
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -88,6 +90,85 @@ function floorOf(scenario: Scenario, figures: ThroughputFigures, windowMs: numbe
 }
 
 const seconds = (ms: number) => (ms / 1000).toFixed(2);
+
+interface SavedRow {
+	plan: string;
+	latency: string;
+	size: string;
+	contender: string;
+	floorMs: number;
+	figures: Pick<
+		ThroughputFigures,
+		'makespanMs' | 'failed' | 'rateLimitedToUser' | 'rateRatio' | 'otherCores'
+	>;
+}
+
+/**
+ * Our node before → after, per scenario: makespan ÷ floor, its makespan ÷ each HTTP contender's
+ * (when that contender failed no item), items failed, 429s to the user, the achieved rate.
+ */
+export function compareTable(
+	before: { rows: SavedRow[]; twoProcesses: SavedRow },
+	after: { rows: SavedRow[]; twoProcesses: SavedRow },
+): string {
+	const key = (row: SavedRow) => `${row.plan}|${row.latency}|${row.size}`;
+	const ours = (row: SavedRow) => row.contender.startsWith('decision-service');
+	const find = (rows: SavedRow[], scenario: string, contender: (row: SavedRow) => boolean) =>
+		rows.find((row) => key(row) === scenario && contender(row));
+	const ratio = (row?: SavedRow) =>
+		row ? (row.figures.makespanMs / row.floorMs).toFixed(2) : 'n/a';
+	const versus = (mine?: SavedRow, http?: SavedRow) =>
+		!mine || !http
+			? 'n/a'
+			: `${(mine.figures.makespanMs / http.figures.makespanMs).toFixed(2)}${http.figures.failed > 0 ? ` (it failed ${http.figures.failed})` : ''}`;
+	const pair = (a: string, b: string) => `${a} → **${b}**`;
+	const rate = (row?: SavedRow) => (row?.figures.rateRatio ?? null)?.toFixed(3) ?? 'n/a';
+	const lines = [
+		'| Plan | Latency | Items | Makespan ÷ floor | ÷ HTTP default | ÷ HTTP batched | Failed | 429s to the user | Achieved ÷ plan rate | Other load, cores |',
+		`|${'---|'.repeat(10)}`,
+	];
+	for (const row of after.rows.filter(ours)) {
+		const scenario = key(row);
+		const old = find(before.rows, scenario, ours);
+		const httpDefault = (rows: SavedRow[]) =>
+			find(rows, scenario, (other) => other.contender === 'http-default');
+		const httpBatched = (rows: SavedRow[]) =>
+			find(rows, scenario, (other) => other.contender === 'http-batched');
+		lines.push(
+			`| ${[
+				row.plan,
+				row.latency,
+				row.size,
+				pair(ratio(old), ratio(row)),
+				pair(versus(old, httpDefault(before.rows)), versus(row, httpDefault(after.rows))),
+				pair(versus(old, httpBatched(before.rows)), versus(row, httpBatched(after.rows))),
+				pair(String(old?.figures.failed ?? 'n/a'), String(row.figures.failed)),
+				pair(
+					String(old?.figures.rateLimitedToUser ?? 'n/a'),
+					String(row.figures.rateLimitedToUser),
+				),
+				pair(rate(old), rate(row)),
+				`${old?.figures.otherCores.toFixed(2) ?? 'n/a'} / ${row.figures.otherCores.toFixed(2)}`,
+			].join(' | ')} |`,
+		);
+	}
+	const two = [before.twoProcesses, after.twoProcesses];
+	lines.push(
+		`| ${[
+			after.twoProcesses.plan,
+			after.twoProcesses.latency,
+			after.twoProcesses.size,
+			pair(ratio(two[0]), ratio(two[1])),
+			'',
+			'',
+			pair(String(two[0].figures.failed), String(two[1].figures.failed)),
+			pair(String(two[0].figures.rateLimitedToUser), String(two[1].figures.rateLimitedToUser)),
+			pair(rate(two[0]), rate(two[1])),
+			`${two[0].figures.otherCores.toFixed(2)} / ${two[1].figures.otherCores.toFixed(2)}`,
+		].join(' | ')} |`,
+	);
+	return lines.join('\n');
+}
 
 function table(rows: MakespanRow[]): string {
 	const header =
@@ -333,6 +414,15 @@ export async function runMakespan(): Promise<void> {
 		);
 		writeFileSync(join(outDir, `${base}-table.md`), `${report}\n\nPlot: ${plot}\n`);
 		console.log(`Wrote ${outDir}: ${base}.json, ${base}-table.md, ${plot}`);
+		const beforeFile = join(outDir, 'makespan-before.json');
+		if (!label && existsSync(beforeFile)) {
+			const compared = compareTable(JSON.parse(readFileSync(beforeFile, 'utf8')), {
+				rows,
+				twoProcesses: twoRow,
+			});
+			writeFileSync(join(outDir, 'makespan-compare.md'), `${compared}\n`);
+			console.log(`\nBefore → after (our node, default settings):\n\n${compared}\n`);
+		}
 	} finally {
 		for (const n8n of started) await n8n.instance.stop();
 		await sandbox.close();
