@@ -69,6 +69,18 @@ export function sustainedRateRatio(
 	limit: number,
 	windowMs: number,
 ): number | null {
+	const starts = windowStarts(timestamps, windowMs);
+	if (starts.length < 2) return null;
+	const lastStart = starts[starts.length - 1];
+	const before = timestamps.filter((time) => time < lastStart).length;
+	return before / ((lastStart - timestamps[0]) / 1000) / (limit / (windowMs / 1000));
+}
+
+/**
+ * The service's windows rebuilt from the arrivals of the successful requests (sorted): one starts
+ * at the first request after the previous one ended, as in the sandbox.
+ */
+export function windowStarts(timestamps: number[], windowMs: number): number[] {
 	const starts: number[] = [];
 	let windowEnd = -Infinity;
 	for (const time of timestamps) {
@@ -77,10 +89,27 @@ export function sustainedRateRatio(
 			windowEnd = time + windowMs;
 		}
 	}
-	if (starts.length < 2) return null;
-	const lastStart = starts[starts.length - 1];
-	const before = timestamps.filter((time) => time < lastStart).length;
-	return before / ((lastStart - timestamps[0]) / 1000) / (limit / (windowMs / 1000));
+	return starts;
+}
+
+/**
+ * The makespan floor of a run on a fixed-window plan (issue 18): the fastest legal schedule spends
+ * each window's budget at once, up to `cap` in flight, and waits for the reset:
+ * (windows needed − 1) × window + the last window's items ÷ (cap ÷ latency) + the last answer's
+ * time. `meanLatencyMs` is the scenario's mean answer time; `lastLatencyMs` the longest answer of
+ * the last window (with a mix of latencies, the slow answer every contender waits for).
+ */
+export function makespanFloorMs(run: {
+	items: number;
+	budget: number;
+	windowMs: number;
+	cap: number;
+	meanLatencyMs: number;
+	lastLatencyMs: number;
+}): number {
+	const windows = Math.max(1, Math.ceil(run.items / run.budget));
+	const last = run.items - (windows - 1) * run.budget;
+	return (windows - 1) * run.windowMs + (last * run.meanLatencyMs) / run.cap + run.lastLatencyMs;
 }
 
 /** A figure over rounds: the one value, or the median with min–max in brackets; n/a when none. */

@@ -8,7 +8,9 @@
  * --only memory (that part alone; the report files are not rewritten), --only throughput (issue
  * 12's scenarios, bench/throughput.ts: real latencies, default settings, two processes on one key;
  * one round unless --rounds says otherwise; writes throughput.json, throughput-table.md and its
- * plots), --profile-n8n DIR (n8n runs with --cpu-prof and writes its CPU profile into DIR
+ * plots), --only makespan (issue 18's scenarios, bench/makespan.ts: makespan against the floor and
+ * the HTTP Request node, run sizes 1 to three windows, every plan; its own flags there; writes
+ * makespan.json, makespan-table.md and makespan-ratio.png), --profile-n8n DIR (n8n runs with --cpu-prof and writes its CPU profile into DIR
  * when it stops).
  */
 import { spawn } from 'node:child_process';
@@ -43,14 +45,21 @@ import {
 } from './n8n-bench';
 import { flag, option } from './setup';
 import { renderRatePlots, type RateSeries } from './plot';
+import { runMakespan } from './makespan';
 import { runThroughput } from './throughput';
 import { benchWorkflow, type Contender } from './workflows';
 
 const quick = process.argv.includes('--quick');
 const profileDir = option('profile-n8n');
 const only = option('only');
-if (only !== undefined && only !== 'latency' && only !== 'memory' && only !== 'throughput')
-	throw new Error('--only takes latency, memory or throughput');
+if (
+	only !== undefined &&
+	only !== 'latency' &&
+	only !== 'memory' &&
+	only !== 'throughput' &&
+	only !== 'makespan'
+)
+	throw new Error('--only takes latency, memory, throughput or makespan');
 const rounds = flag('rounds', quick ? 1 : 3);
 const windowMs = flag('window-ms', quick ? 10_000 : 20_000);
 
@@ -639,7 +648,9 @@ async function main(): Promise<void> {
 
 (only === 'throughput'
 	? runThroughput({ quick, windowMs, rounds: flag('rounds', 1) })
-	: main()
+	: only === 'makespan'
+		? runMakespan()
+		: main()
 ).catch((error: unknown) => {
 	console.error(error);
 	process.exit(1);

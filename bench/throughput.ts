@@ -55,7 +55,7 @@ export interface ThroughputOptions {
 	rounds: number;
 }
 
-interface Plan {
+export interface Plan {
 	name: string;
 	slug: string;
 	key: string;
@@ -63,13 +63,14 @@ interface Plan {
 	limit: number;
 }
 
-const PLANS: Plan[] = [
+export const FREE: Plan = { name: 'Free (30/min)', slug: 'free', key: DEMO_KEYS.free, limit: 30 };
+export const PLANS: Plan[] = [
 	{ name: 'Starter (60/min)', slug: 'starter', key: DEMO_KEYS.starter, limit: 60 },
 	{ name: 'Pro (120/min)', slug: 'pro', key: DEMO_KEYS.pro, limit: 120 },
 	{ name: 'Scale (600/min)', slug: 'scale', key: DEMO_KEYS.scale, limit: 600 },
 ];
 
-interface Latency {
+export interface Latency {
 	name: string;
 	/** The sandbox's fault rules: a wait before it handles each decide, nothing else. */
 	rules: FaultRule[];
@@ -81,7 +82,7 @@ interface Latency {
  */
 const DECIDES = { method: 'POST', path: '^/v1/decide/', latency_at: 'engine' as const };
 /** The API text: "the primary engine usually answers in under one second, a fallback after a primary-engine timeout can take a few seconds". */
-const LATENCIES: Latency[] = [
+export const LATENCIES: Latency[] = [
 	{ name: '200 ms', rules: [{ ...DECIDES, latency_ms: 200 }] },
 	{ name: '800 ms', rules: [{ ...DECIDES, latency_ms: 800 }] },
 	{
@@ -95,12 +96,12 @@ const LATENCIES: Latency[] = [
 const SCALE = PLANS[2];
 const TWO_PROCESS_LATENCY = LATENCIES[1];
 
-const CONTENDERS: Contender[] = ['decision-service', 'http-default', 'http-batched'];
-const contenderLabel = (contender: Contender) =>
+export const CONTENDERS: Contender[] = ['decision-service', 'http-default', 'http-batched'];
+export const contenderLabel = (contender: Contender) =>
 	contender === 'decision-service' ? 'decision-service (default settings)' : contender;
 
 /** One n8n process of the bench. */
-interface BenchN8n {
+export interface BenchN8n {
 	instance: N8nInstance;
 	/** n8n's own CPU use while idle, subtracted from each run's figure. */
 	idleCpuMsPerSecond: number;
@@ -112,13 +113,13 @@ interface BenchN8n {
 }
 
 /** Items posted to one n8n's webhook in a run. */
-interface Share {
+export interface Share {
 	n8n: BenchN8n;
 	path: string;
 	items: number;
 }
 
-interface ThroughputFigures {
+export interface ThroughputFigures {
 	wallMs: number;
 	items: number;
 	/** Successful decides, counted by the service. */
@@ -150,6 +151,12 @@ interface ThroughputFigures {
 	inFlightMax: number;
 	/** Arrival of each successful decide at the service (ms, performance.now() of this process). */
 	timestamps: number[];
+	/** How long the service held each of those decides (arrival to answer), in the same order. */
+	held: number[];
+	/** From posting the items to the run's first request at the service (any /v1 call), ms. */
+	firstRequestMs: number;
+	/** From the run's first request at the service to its last decide's answer, ms. */
+	makespanMs: number;
 }
 
 interface Row {
@@ -159,10 +166,14 @@ interface Row {
 	runs: ThroughputFigures[];
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Every API exchange the sandbox answered; cleared before each run. */
 const exchanges: SandboxExchange[] = [];
+/** The sandbox's onExchange for a bench that reuses runOnce. */
+export const recordExchange = (exchange: SandboxExchange): void => {
+	exchanges.push(exchange);
+};
 
 function serviceSide(): Pick<ThroughputFigures, 'sent429' | 'inFlightMean' | 'inFlightMax'> {
 	const decides = exchanges.filter(
@@ -254,7 +265,7 @@ async function post(
 	};
 }
 
-async function runOnce(
+export async function runOnce(
 	sandbox: RunningSandbox,
 	plan: Plan,
 	latency: Latency,
@@ -307,15 +318,22 @@ async function runOnce(
 	);
 	const ok = successTimes(sandbox, plan.key).length;
 	// When the service counted each successful decide against the window: its arrival.
-	const timestamps = exchanges
+	const successes = exchanges
 		.filter(
 			(exchange) =>
 				exchange.method === 'POST' &&
 				exchange.path.startsWith('/v1/decide/') &&
 				exchange.status === 200,
 		)
-		.map((exchange) => exchange.receivedAt)
-		.sort((a, b) => a - b);
+		.sort((a, b) => a.receivedAt - b.receivedAt);
+	const timestamps = successes.map((exchange) => exchange.receivedAt);
+	const api = exchanges.filter((exchange) => exchange.path.startsWith('/v1/'));
+	const firstRequest = Math.min(...api.map((exchange) => exchange.receivedAt));
+	const lastAnswer = Math.max(
+		...api
+			.filter((exchange) => exchange.path.startsWith('/v1/decide/'))
+			.map((exchange) => exchange.sentAt),
+	);
 	return {
 		wallMs,
 		items,
@@ -331,6 +349,9 @@ async function runOnce(
 		peakRssMb: pids.map((pid) => peakRssMb(pid)),
 		...serviceSide(),
 		timestamps,
+		held: successes.map((exchange) => exchange.sentAt - exchange.receivedAt),
+		firstRequestMs: firstRequest - started,
+		makespanMs: lastAnswer - firstRequest,
 	};
 }
 
@@ -361,7 +382,7 @@ function table(rows: Row[], planHeader = 'Plan'): string {
 }
 
 /** An n8n user folder with the bench's credentials and workflows, every workflow published. */
-function prepareBenchN8n(
+export function prepareBenchN8n(
 	folder: string,
 	tarball: string,
 	sandbox: RunningSandbox,
@@ -397,14 +418,14 @@ function prepareBenchN8n(
 	return prepared;
 }
 
-async function startBenchN8n(prepared: N8nInstance, paths: string[]): Promise<BenchN8n> {
+export async function startBenchN8n(prepared: N8nInstance, paths: string[]): Promise<BenchN8n> {
 	const instance = await startN8n(prepared);
 	console.log(`n8n ${N8N_VERSION} at ${instance.url} (pid ${instance.process?.pid})`);
 	await waitForWebhooks(instance, paths);
 	return { instance, idleCpuMsPerSecond: 0, gateUsedAt: new Map() };
 }
 
-const NO_LATENCY: Latency = { name: 'none', rules: [] };
+export const NO_LATENCY: Latency = { name: 'none', rules: [] };
 
 export async function runThroughput(options: ThroughputOptions): Promise<void> {
 	const { quick, windowMs, rounds } = options;
@@ -415,7 +436,7 @@ export async function runThroughput(options: ThroughputOptions): Promise<void> {
 	const work = mkdtempSync(join(tmpdir(), 'decision-service-throughput-'));
 	const sandbox = await startSandbox({
 		port: 0,
-		onExchange: (exchange) => exchanges.push(exchange),
+		onExchange: recordExchange,
 	});
 	const started: BenchN8n[] = [];
 	try {
@@ -596,7 +617,7 @@ export async function runThroughput(options: ThroughputOptions): Promise<void> {
 					rows,
 					twoProcesses: twoProcessRow,
 				},
-				(key, value) => (key === 'timestamps' ? undefined : value),
+				(key, value) => (key === 'timestamps' || key === 'held' ? undefined : value),
 				2,
 			)}\n`,
 		);

@@ -38,11 +38,11 @@ export class DecisionClient {
 	}
 
 	/**
-	 * Decides to keep in flight now: the key's rate × the measured latency (concurrency.ts),
-	 * within this client's cap. A caller deciding many items starts the next one while fewer run.
+	 * Most requests in flight at once (Max Concurrency). A caller deciding many items starts the
+	 * next one while fewer run; the key's rate gate holds what the plan's window cannot take yet.
 	 */
-	inFlightTarget(): number {
-		return this.requester.inFlightTarget();
+	get maxConcurrency(): number {
+		return this.requester.maxConcurrency;
 	}
 
 	/** POST /decide/{slug}. Metered: never sent twice unless the first provably did not arrive. */

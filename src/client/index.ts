@@ -5,6 +5,5 @@ export * from './transport';
 export { forEachBounded } from './pool';
 export { RateGate, rateGateFor, type RateWindowInfo } from './rate-gate';
 export { ConcurrencyLimiter } from './limiter';
-export { ConcurrencyController, INITIAL_IN_FLIGHT, MAX_IN_FLIGHT } from './concurrency';
-export { DEFAULT_MAX_CONCURRENCY } from './requester';
+export { DEFAULT_MAX_CONCURRENCY, MAX_IN_FLIGHT } from './concurrency';
 export { checkBaseUrl } from './base-url';

@@ -1,20 +1,10 @@
-/**
- * At most `capacity()` tasks at once; the rest wait their turn in order. The capacity may change
- * between calls (the adaptive in-flight target): a rise lets waiting tasks in when a task ends, a
- * fall lets no new task in until enough have ended. No timers involved.
- */
+/** At most `capacity` tasks at once; the rest wait their turn in order. No timers involved. */
 export class ConcurrencyLimiter {
 	private active = 0;
 	private readonly waiting: Array<() => void> = [];
-	private readonly capacity: () => number;
 
-	constructor(capacity: number | (() => number)) {
-		if (typeof capacity === 'number') {
-			checkCapacity(capacity);
-			this.capacity = () => capacity;
-		} else {
-			this.capacity = capacity;
-		}
+	constructor(private readonly capacity: number) {
+		checkCapacity(capacity);
 	}
 
 	/** Tasks running now. */
@@ -37,18 +27,14 @@ export class ConcurrencyLimiter {
 
 	/** Lets waiting tasks in, first come first served, while the capacity allows. */
 	private admit(): void {
-		while (this.waiting.length > 0 && this.active < this.allowed()) {
+		while (this.waiting.length > 0 && this.active < this.capacity) {
 			this.active += 1;
 			this.waiting.shift()!();
 		}
 	}
-
-	private allowed(): number {
-		return Math.max(1, Math.floor(this.capacity()));
-	}
 }
 
-/** A fixed concurrency must be a whole number of at least 1 (a moving one is floored at 1). */
+/** A concurrency must be a whole number of at least 1: the one check of Max Concurrency. */
 export function checkCapacity(capacity: number): void {
 	if (!Number.isInteger(capacity) || capacity < 1)
 		throw new RangeError('concurrency must be a whole number of at least 1');

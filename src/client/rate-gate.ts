@@ -1,3 +1,26 @@
+/**
+ * The scheduler of a key's decides in this process (issue 18). The plans are fixed windows: a
+ * budget per window, back in full when the window resets. So the fastest legal schedule spends
+ * what the window has left as soon as requests come (up to Max Concurrency, the callers' cap),
+ * then holds new requests until the reset; a long run goes window by window at the budget.
+ *
+ * - Nothing known yet (the first request of the process to a key): every request goes. A run that
+ *   fits a small plan's budget goes at once; the excess over it gets a 429 that costs nothing, is
+ *   waited out, and tells the budget (every answer carries X-RateLimit-*). Sending fewer first
+ *   would cost every run a whole answer's time to learn what the first answer says anyway.
+ * - The budget left: `X-RateLimit-Remaining` of the newest answer, less the requests issued after
+ *   it and still in flight (most likely not counted when it was written).
+ * - The window's end: the service says `X-RateLimit-Reset` in whole seconds, so one answer puts
+ *   the end within a second: (now + reset − 1 s, now + reset]. Inside those bounds the gate takes
+ *   the first request it sent in the window plus the window's length (the longest reset seen) and
+ *   a margin, which is exact when this process opened the window. A second's rounding would cost
+ *   up to a sixtieth of every minute; a request that arrives a little early gets a free 429.
+ * - A 429: nothing goes until its Retry-After (bounded like the headers, rate-headers.ts).
+ *
+ * Shared by every client of one base URL and key in the process (parallel executions share the
+ * budget); across processes the service's 429s are the shared truth. No timers: callers wait
+ * with their own sleep for the time tryReserve says.
+ */
 import { RATE_WINDOW_MAX_MS } from './rate-headers';
 
 /** What one response told us of the key's rate window. */
@@ -10,48 +33,71 @@ export interface RateWindowInfo {
 
 export type Reservation = { ticket: number } | { waitMs: number };
 
-/**
- * The per-key rate window as this process knows it, shared by every client using the same base
- * URL and key, so parallel executions together stay under the plan's rate instead of each
- * discovering the limit by a 429.
- *
- * It spends the window's budget as fast as requests come, then holds new requests until the
- * window resets. The estimate of what is left comes from `X-RateLimit-Remaining`, less requests
- * issued after the one that reported it and still in flight (those were most likely not counted
- * yet); the service's reset is rounded up, so the earliest estimate of the window end is kept.
- */
 export class RateGate {
 	private limit?: number;
 	private remaining?: number;
+	/** When the next window's budget may be spent (the estimated end, plus a margin); undefined while unknown. */
 	private windowEndsAt?: number;
+	/** The current window's budget must be sent before this (the estimated end, less a margin). */
+	private spendUntil?: number;
+	/** The bounds the Reset headers of this window's answers put on its end. */
+	private endNoEarlierThan?: number;
+	private endNoLaterThan?: number;
+	/** When this process sent the first request of the current window, and its ticket. */
+	private firstSentAt?: number;
+	private firstTicket = 1;
+	/** The window's length: the longest Reset seen (at most a minute). */
+	private windowMs?: number;
+	/** A 429 said the window is spent until windowEndsAt: no looking again before. */
+	private blocked = false;
+	/** This window was opened on the gate's own estimate of the last one's end (not after a 429). */
+	private openedOnEstimate = false;
+	/** The margin after the estimated end; doubles (to a second) each time a window opened too early. */
+	private margin = 50;
+	/** The newest answer's Remaining was above 0 and requests sent after it were subtracted. */
+	private mayBeLow = false;
 	private readonly inFlight = new Set<number>();
 	private nextTicket = 1;
 	/** The most recently issued request whose answer set `remaining`: older answers are stale. */
 	private newestReported = 0;
-	/** How often a request re-checks while the answers that will reveal the new window are in flight. */
+	private lastProgressAt?: number;
+	/** How often a request re-checks while answers in flight may show budget the estimate missed. */
 	static readonly pollMs = 25;
+	/** Longest single wait: a window end learned meanwhile is taken within this. */
+	static readonly maxWaitSliceMs = 1_000;
+	/** Added to the window's end as this process opened it, at first: the jitter of one request's transit. */
+	static readonly endMarginMs = 50;
 
 	constructor(private readonly now: () => number) {}
+
+	/** When a request of this key was last answered 2xx: the key is moving, not stuck. */
+	get progressAt(): number | undefined {
+		return this.lastProgressAt;
+	}
 
 	/** Takes a slot now, or says how long to wait before asking again. */
 	tryReserve(): Reservation {
 		const now = this.now();
-		if (this.windowEndsAt !== undefined && now >= this.windowEndsAt) {
-			// A new window: its budget is the full limit (unknown until a response says), and
-			// answers to requests sent in the old window no longer tell what is left.
-			this.remaining = this.limit;
-			this.windowEndsAt = undefined;
-			this.newestReported = this.nextTicket - 1;
+		if (this.windowEndsAt !== undefined && now >= this.windowEndsAt) this.newWindow();
+		if (
+			this.windowEndsAt !== undefined &&
+			this.spendUntil !== undefined &&
+			now >= this.spendUntil &&
+			!this.blocked
+		) {
+			// The window is about to turn: what is left of it could land in the next one.
+			return { waitMs: Math.max(1, this.windowEndsAt - now) };
 		}
 		if (this.remaining !== undefined && this.remaining <= 0) {
 			if (this.windowEndsAt !== undefined) {
 				const untilEnd = Math.max(1, this.windowEndsAt - now);
-				// The estimate may be low: a service that writes its headers when it answers has already
-				// counted the requests sent after, which release() subtracted again. The answers in
-				// flight will tell; until they have, look again soon rather than sleep out the window.
-				return { waitMs: this.inFlight.size > 0 ? Math.min(RateGate.pollMs, untilEnd) : untilEnd };
+				if (this.blocked) return { waitMs: untilEnd };
+				// Answers in flight may show budget the estimate missed (a service that writes its
+				// headers when it answers has already counted requests sent after): look again soon.
+				const poll = this.mayBeLow && this.inFlight.size > 0;
+				return { waitMs: Math.min(untilEnd, poll ? RateGate.pollMs : RateGate.maxWaitSliceMs) };
 			}
-			// Spent, and the window end not known yet: an answer in flight will tell it.
+			// Spent, and the window's end not known yet: an answer in flight will tell it.
 			if (this.inFlight.size > 0) return { waitMs: RateGate.pollMs };
 			// Nothing in flight to learn from: let one request probe the service.
 			this.remaining = 1;
@@ -59,18 +105,31 @@ export class RateGate {
 		if (this.remaining !== undefined) this.remaining -= 1;
 		const ticket = this.nextTicket++;
 		this.inFlight.add(ticket);
+		if (this.firstSentAt === undefined) {
+			this.firstSentAt = now;
+			this.firstTicket = ticket;
+			this.settleEnd();
+		}
 		return { ticket };
 	}
 
-	/** Frees a slot taken by tryReserve, learning from the response's headers when there was one. */
-	release(ticket: number, info: RateWindowInfo = {}): void {
+	/**
+	 * Frees a slot taken by tryReserve, learning from the response's headers when there was one;
+	 * `answered`: the request was answered 2xx (the key made progress).
+	 */
+	release(ticket: number, info: RateWindowInfo = {}, answered = false): void {
 		this.inFlight.delete(ticket);
 		const now = this.now();
+		if (answered) this.lastProgressAt = now;
 		if (info.limit !== undefined) this.limit = info.limit;
-		if (info.resetSeconds !== undefined) {
-			const estimate = now + info.resetSeconds * 1000;
-			const sameWindow = this.windowEndsAt !== undefined && now < this.windowEndsAt;
-			this.windowEndsAt = sameWindow ? Math.min(this.windowEndsAt as number, estimate) : estimate;
+		// An answer to a request sent in an earlier window says nothing of this one.
+		if (ticket < this.firstTicket || this.blocked) return;
+		if (info.resetSeconds !== undefined && info.resetSeconds > 0) {
+			const resetMs = Math.min(info.resetSeconds * 1000, RATE_WINDOW_MAX_MS);
+			this.windowMs = Math.max(this.windowMs ?? 0, resetMs);
+			this.endNoLaterThan = Math.min(this.endNoLaterThan ?? Infinity, now + resetMs);
+			this.endNoEarlierThan = Math.max(this.endNoEarlierThan ?? -Infinity, now + resetMs - 1000);
+			this.settleEnd();
 		}
 		if (info.remaining !== undefined && ticket > this.newestReported) {
 			// The newest answer wins: it leaves the fewest requests unaccounted for, and when nothing
@@ -79,13 +138,79 @@ export class RateGate {
 			let issuedLater = 0;
 			for (const other of this.inFlight) if (other > ticket) issuedLater += 1;
 			this.remaining = Math.max(0, info.remaining - issuedLater);
+			this.mayBeLow = info.remaining > 0 && issuedLater > 0;
 		}
 	}
 
-	/** A 429 rate_limited: nothing more goes until `retryAfterMs` (at most one window) has passed. */
-	block(retryAfterMs: number): void {
+	/**
+	 * A 429 rate_limited: nothing more goes until `holdMs` (at most one window) has passed. The
+	 * service rounds Retry-After up to whole seconds, so when `earliestMs` says the window cannot end
+	 * before then, the gate's own estimate of the end is taken inside those bounds.
+	 */
+	block(holdMs: number, earliestMs: number = holdMs, ticket?: number): void {
+		const now = this.now();
+		const latest = now + Math.min(Math.max(holdMs, 1), RATE_WINDOW_MAX_MS);
+		const earliest = Math.min(latest, now + Math.max(earliestMs, 1));
+		let estimate = this.blocked ? undefined : this.windowEndsAt;
+		if (
+			!this.blocked &&
+			this.openedOnEstimate &&
+			ticket !== undefined &&
+			ticket >= this.firstTicket &&
+			earliestMs < holdMs
+		) {
+			// The gate opened this window a little before the service did (its first request of the
+			// last window reached the service later than it was sent): the end is near. Look again
+			// after the margin, and keep a larger one from now on.
+			this.margin = Math.min(this.margin * 2, 1_000);
+			estimate = now + this.margin;
+		}
 		this.remaining = 0;
-		this.windowEndsAt = this.now() + Math.min(Math.max(retryAfterMs, 1), RATE_WINDOW_MAX_MS);
+		this.blocked = true;
+		this.windowEndsAt =
+			estimate === undefined ? latest : Math.min(latest, Math.max(earliest, estimate));
+	}
+
+	/**
+	 * The window's end from what is known: the first request's time plus the length, within the
+	 * headers' bounds; the current budget goes before it less a margin, the next one after it plus
+	 * the margin (never after the latest end the headers allow).
+	 */
+	private settleEnd(): void {
+		if (this.blocked) return;
+		const latest = this.endNoLaterThan;
+		const earliest =
+			this.endNoEarlierThan !== undefined && this.endNoEarlierThan <= (latest ?? Infinity)
+				? this.endNoEarlierThan
+				: undefined;
+		const opened =
+			this.firstSentAt !== undefined && this.windowMs !== undefined
+				? this.firstSentAt + this.windowMs
+				: undefined;
+		if (opened === undefined) {
+			this.windowEndsAt = latest;
+			this.spendUntil = earliest;
+			return;
+		}
+		const end = Math.max(Math.min(opened, latest ?? Infinity), earliest ?? -Infinity);
+		this.windowEndsAt = Math.min(end + this.margin, latest ?? Infinity);
+		this.spendUntil = Math.max(end - this.margin, earliest ?? -Infinity);
+	}
+
+	/** A new window: its budget is the full limit (unknown until a response says). */
+	private newWindow(): void {
+		this.openedOnEstimate = !this.blocked;
+		this.remaining = this.limit;
+		this.windowEndsAt = undefined;
+		this.spendUntil = undefined;
+		this.endNoEarlierThan = undefined;
+		this.endNoLaterThan = undefined;
+		this.firstSentAt = undefined;
+		this.firstTicket = this.nextTicket;
+		this.blocked = false;
+		this.mayBeLow = false;
+		// Answers to requests sent in the old window no longer tell what is left.
+		this.newestReported = this.nextTicket - 1;
 	}
 }
 

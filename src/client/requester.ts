@@ -17,7 +17,7 @@ import {
 import { parseAnswer } from './parse';
 import { backoffMs, mayRetryErrorAnswer, mayRetryTransportFailure, type RetryClass } from './retry';
 import { ConcurrencyLimiter, checkCapacity } from './limiter';
-import { concurrencyControllerFor, type ConcurrencyController } from './concurrency';
+import { DEFAULT_MAX_CONCURRENCY, MAX_IN_FLIGHT } from './concurrency';
 import { rateGateFor, type RateGate } from './rate-gate';
 import { rateLimitWaitMs, rateWindowOf } from './rate-headers';
 import {
@@ -43,15 +43,18 @@ export interface DecisionClientOptions {
 	/** Per request. Default 15 s; the API asks for at least 10 s. */
 	timeoutMs?: number;
 	/**
-	 * Most requests in flight at once from this client. Below it the in-flight target follows the
-	 * key's rate and the measured latency (concurrency.ts). Default 50.
+	 * Most requests in flight at once from this client (DEFAULT_MAX_CONCURRENCY, at most
+	 * MAX_IN_FLIGHT). Within it, the key's rate gate lets through what the window has left.
 	 */
 	concurrency?: number;
 	/** Retries of one request where retry.ts allows them (free or provably unsent). Default 4. */
 	maxRetries?: number;
 	/** First backoff delay; doubles each retry, with jitter. Default 500 ms. */
 	retryBaseDelayMs?: number;
-	/** Most time one request may spend waiting on the rate limit before it fails. Default 120 s. */
+	/**
+	 * Most time one request may wait on the rate limit while no request of its key gets through
+	 * (the key is stuck, not busy with this run's earlier windows) before it fails. Default 120 s.
+	 */
 	maxRateLimitWaitMs?: number;
 	now?: () => number;
 	random?: () => number;
@@ -61,8 +64,6 @@ export interface DecisionClientOptions {
 	 */
 	describeTransportError?: (error: unknown) => TransportError | undefined;
 }
-
-export const DEFAULT_MAX_CONCURRENCY = 50;
 
 export interface Operation<T> {
 	method: HttpMethod;
@@ -103,6 +104,12 @@ function formatSeconds(ms: number): string {
 	return `${Math.round(ms / 100) / 10} s`;
 }
 
+/** One request's time waiting on the rate limit: in all, and since when. */
+interface RateWait {
+	rateWaitedMs: number;
+	since?: number;
+}
+
 type ResolvedOptions = Required<
 	Omit<DecisionClientOptions, 'rateGateKey' | 'secrets' | 'describeTransportError'>
 > &
@@ -118,7 +125,6 @@ export class Requester {
 	private readonly options: ResolvedOptions;
 	private readonly gate: RateGate;
 	private readonly limiter: ConcurrencyLimiter;
-	private readonly controller: ConcurrencyController;
 
 	constructor(options: DecisionClientOptions) {
 		this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -130,19 +136,18 @@ export class Requester {
 			now: Date.now,
 			random: Math.random,
 			...options,
-			concurrency: options.concurrency ?? DEFAULT_MAX_CONCURRENCY,
+			concurrency: Math.min(options.concurrency ?? DEFAULT_MAX_CONCURRENCY, MAX_IN_FLIGHT),
 			secrets: options.secrets ?? [],
 		};
 		const identity = options.rateGateKey ?? this.baseUrl;
 		this.gate = rateGateFor(identity, this.options.now);
-		this.controller = concurrencyControllerFor(identity);
 		checkCapacity(this.options.concurrency);
-		this.limiter = new ConcurrencyLimiter(() => this.inFlightTarget());
+		this.limiter = new ConcurrencyLimiter(this.options.concurrency);
 	}
 
-	/** Requests this client lets in flight now: the key's adaptive target, within the cap. */
-	inFlightTarget(): number {
-		return this.controller.target(this.options.concurrency);
+	/** Most requests this client has in flight at once (Max Concurrency). */
+	get maxConcurrency(): number {
+		return this.options.concurrency;
 	}
 
 	async send<T>(operation: Operation<T>, signal?: AbortSignal): Promise<T> {
@@ -154,7 +159,7 @@ export class Requester {
 		const { maxRetries, timeoutMs, now } = this.options;
 		const url = `${this.baseUrl}${operation.path}`;
 		const body = operation.body === undefined ? undefined : JSON.stringify(operation.body);
-		const wait = { rateWaitedMs: 0 };
+		const wait: RateWait = { rateWaitedMs: 0 };
 		let retries = 0;
 		let consecutive429s = 0;
 		for (;;) {
@@ -162,7 +167,6 @@ export class Requester {
 				? await this.reserve(operation, wait, signal)
 				: undefined;
 			let response: TransportResponse;
-			const sentAt = now();
 			try {
 				response = await this.options.transport({
 					method: operation.method,
@@ -185,14 +189,10 @@ export class Requester {
 				}
 				throw this.transportFailure(operation, failure, retries);
 			}
-			const window = rateWindowOf(response.headers, now());
-			if (ticket !== undefined) this.gate.release(ticket, window);
-			// Decides teach the in-flight target their latency and the key's rate (concurrency.ts).
 			const answered = response.status >= 200 && response.status < 300;
-			if (answered && operation.retry === 'metered')
-				this.controller.observe(now() - sentAt, window);
-
-			if (response.status >= 200 && response.status < 300) return this.parse(operation, response);
+			if (ticket !== undefined)
+				this.gate.release(ticket, rateWindowOf(response.headers, now()), answered);
+			if (answered) return this.parse(operation, response);
 			const error = errorFromResponse(response, {
 				label: operation.label,
 				now: now(),
@@ -203,13 +203,17 @@ export class Requester {
 			});
 			if (error instanceof RateLimitedError) {
 				consecutive429s += 1;
-				const holdMs = rateLimitWaitMs(
-					error.retryAfterSeconds === undefined ? undefined : error.retryAfterSeconds * 1000,
-					consecutive429s,
-				);
+				const askedMs =
+					error.retryAfterSeconds === undefined ? undefined : error.retryAfterSeconds * 1000;
+				const holdMs = rateLimitWaitMs(askedMs, consecutive429s);
 				if (operation.rateLimited) {
 					// Everyone on this key holds; the next reserve waits it out within the wait budget.
-					this.gate.block(holdMs);
+					// Retry-After is whole seconds rounded up: the first 429's window ends within its last.
+					const earliestMs =
+						askedMs !== undefined && consecutive429s === 1 && holdMs === askedMs
+							? askedMs - 1000
+							: holdMs;
+					this.gate.block(holdMs, earliestMs, ticket);
 				} else {
 					await this.waitOnRateLimit(operation, wait, holdMs, signal);
 				}
@@ -227,7 +231,7 @@ export class Requester {
 	/** A slot of the key's rate window, waiting for one within the wait budget. */
 	private async reserve<T>(
 		operation: Operation<T>,
-		wait: { rateWaitedMs: number },
+		wait: RateWait,
 		signal?: AbortSignal,
 	): Promise<number> {
 		for (;;) {
@@ -237,14 +241,20 @@ export class Requester {
 		}
 	}
 
-	/** Waits `ms` for the rate limit, or fails when that would pass the wait budget. */
+	/**
+	 * Waits `ms` for the rate limit, or fails when the key would then have let no request through
+	 * for longer than the wait budget (waiting for this run's own later windows is not being stuck).
+	 */
 	private async waitOnRateLimit<T>(
 		operation: Operation<T>,
-		wait: { rateWaitedMs: number },
+		wait: RateWait,
 		ms: number,
 		signal?: AbortSignal,
 	): Promise<void> {
-		if (wait.rateWaitedMs + ms > this.options.maxRateLimitWaitMs) {
+		const now = this.options.now();
+		wait.since ??= now;
+		const stuckSince = Math.max(wait.since, this.gate.progressAt ?? -Infinity);
+		if (now + ms - stuckSince > this.options.maxRateLimitWaitMs) {
 			throw this.rateWaitExceeded(operation, wait.rateWaitedMs, ms);
 		}
 		await this.sleep(ms, operation, signal);
@@ -303,7 +313,7 @@ export class Requester {
 			code: 'rate_limited',
 			status: 429,
 			waitedMs,
-			message: `Rate limit of the API key reached: ${operation.label} waited ${formatSeconds(waitedMs)}, and the next slot is ${formatSeconds(nextMs)} away, beyond the ${max} this client may wait.`,
+			message: `Rate limit of the API key reached: ${operation.label} waited ${formatSeconds(waitedMs)} while no request of this key got through, and the next slot is ${formatSeconds(nextMs)} away, beyond the ${max} this client may wait.`,
 		});
 	}
 

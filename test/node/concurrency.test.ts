@@ -1,71 +1,139 @@
 /**
- * The in-flight count follows the latency (issue 12): the same key's rate with fast and with slow
- * answers, through n8n-core's engine with default options, counted at the service. Each case gets
- * its own sandbox, so its key's learned target (shared per base URL and key in the process) starts
- * from nothing.
+ * What the scheduler decides (issue 18), through n8n-core's engine with default options, counted
+ * at the service: a run the window's budget covers goes at once; a longer one goes window by
+ * window with no 429 reaching the user and nothing charged twice; executions at once share the
+ * key. Each case gets its own sandbox (so its own rate gate: the gate is per base URL and key in
+ * the process). Nothing here depends on how fast the machine is: the answers are held long enough
+ * that "sent before any answer" means the node chose to send them all, and the window counts are
+ * the service's own.
  */
 import type { IDataObject } from 'n8n-workflow';
-import { DEMO_KEYS, startTestSandbox } from '../../harness/sandbox';
+import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
 import type { SandboxExchange } from '../../sandbox/server';
 import { decide } from './helpers';
 
-/** The most decides the service held at once: at each arrival, those not yet answered. */
-function peakInFlight(decides: SandboxExchange[]): number {
-	return Math.max(
-		...decides.map(
-			(arrival) =>
-				decides.filter(
-					(other) => other.receivedAt <= arrival.receivedAt && other.sentAt > arrival.receivedAt,
-				).length,
-		),
-	);
+const texts = (count: number, from = 0): IDataObject[] =>
+	Array.from({ length: count }, (_, index) => ({
+		text: `Message number ${from + index}: how do I export my data?`,
+	}));
+
+/** Decides accepted per window as the service counts them (a window opens at the first after the last ended). */
+function perWindow(decides: SandboxExchange[], windowMs: number): number[] {
+	const counts: number[] = [];
+	let end = -Infinity;
+	for (const exchange of [...decides].sort((a, b) => a.receivedAt - b.receivedAt)) {
+		if (exchange.status !== 200) continue;
+		if (exchange.receivedAt >= end) {
+			counts.push(0);
+			end = exchange.receivedAt + windowMs;
+		}
+		counts[counts.length - 1] += 1;
+	}
+	return counts;
 }
 
-/**
- * Scale's 600 a window, the window scaled to 20 s: 30 decides a second. Little's law with the
- * controller's 50 % headroom: 30/s × latency × 1.5 in flight.
- */
-async function runAtLatency(latencyMs: number, items: number) {
+async function withSandbox<T>(
+	setup: { windowMs?: number; latencyMs: number },
+	work: (sandbox: TestSandbox, decides: () => SandboxExchange[]) => Promise<T>,
+): Promise<T> {
 	const exchanges: SandboxExchange[] = [];
 	const sandbox = await startTestSandbox({ onExchange: (exchange) => exchanges.push(exchange) });
 	try {
-		await sandbox.control('POST', '/clock', { rate_window_ms: 20_000 });
+		if (setup.windowMs) await sandbox.control('POST', '/clock', { rate_window_ms: setup.windowMs });
 		await sandbox.control('POST', '/faults', {
 			seed: 1,
-			rules: [{ method: 'POST', path: '^/v1/decide/', latency_ms: latencyMs }],
+			rules: [
+				{ method: 'POST', path: '^/v1/decide/', latency_ms: setup.latencyMs, latency_at: 'engine' },
+			],
 		});
-		const input: IDataObject[] = Array.from({ length: items }, (_, index) => ({
-			text: `Message number ${index}: how do I export my data?`,
-		}));
-		const result = await decide({
-			slug: 'content-labels',
-			items: input,
-			credentials: { apiKey: DEMO_KEYS.scale, baseUrl: sandbox.baseUrl },
-		});
-		const decides = exchanges.filter((exchange) => exchange.path.startsWith('/v1/decide/'));
-		return { result, decides, peak: peakInFlight(decides) };
+		return await work(sandbox, () =>
+			exchanges.filter((exchange) => exchange.path.startsWith('/v1/decide/')),
+		);
 	} finally {
 		await sandbox.close();
 	}
 }
 
-describe('in-flight decides follow the latency (default options)', () => {
-	it('keeps about rate × latency × 1.5 in flight: 9 at 200 ms, 36 at 800 ms, with no option set', async () => {
-		const fast = await runAtLatency(200, 60);
-		const slow = await runAtLatency(800, 150);
-		for (const run of [fast, slow]) {
-			expect(run.result.error).toBeUndefined();
-			expect(run.result.outputs[0]).toHaveLength(run.decides.length);
-			expect(run.decides.every((exchange) => exchange.status === 200)).toBe(true);
-		}
-		expect(fast.decides).toHaveLength(60);
-		expect(slow.decides).toHaveLength(150);
-		// 30/s × 0.2 s × 1.5 = 9 and 30/s × 0.8 s × 1.5 = 36, each plus what the first answers'
-		// latency (a new connection, a cold engine) adds before the mean settles.
-		expect(fast.peak).toBeGreaterThanOrEqual(6);
-		expect(fast.peak).toBeLessThanOrEqual(15);
-		expect(slow.peak).toBeGreaterThanOrEqual(27);
-		expect(slow.peak).toBeLessThanOrEqual(48);
-		expect(slow.peak).toBeGreaterThanOrEqual(2.5 * fast.peak);
+const failedItems = (items: Array<{ json: IDataObject }>) =>
+	items.filter((item) => item.json.error !== undefined);
+
+describe('the scheduler in n8n (default options)', () => {
+	it('a run the window covers goes at once: 100 items on Scale, all sent before any answer', async () => {
+		await withSandbox({ latencyMs: 3_000 }, async (sandbox, decides) => {
+			const result = await decide({
+				slug: 'content-labels',
+				items: texts(100),
+				credentials: { apiKey: DEMO_KEYS.scale, baseUrl: sandbox.baseUrl },
+			});
+			expect(result.error).toBeUndefined();
+			expect(result.outputs[0]).toHaveLength(100);
+			const sent = decides();
+			expect(sent).toHaveLength(100);
+			expect(sent.every((exchange) => exchange.status === 200)).toBe(true);
+			// Each answer is held 3 s: every decide arrived before the first one was answered.
+			const lastArrival = Math.max(...sent.map((exchange) => exchange.receivedAt));
+			const firstAnswer = Math.min(...sent.map((exchange) => exchange.sentAt));
+			expect(lastArrival).toBeLessThan(firstAnswer);
+		});
+	});
+
+	it('a run of 1 item sends one decide', async () => {
+		await withSandbox({ latencyMs: 200 }, async (sandbox, decides) => {
+			const result = await decide({
+				slug: 'content-labels',
+				items: texts(1),
+				credentials: { apiKey: DEMO_KEYS.scale, baseUrl: sandbox.baseUrl },
+			});
+			expect(result.error).toBeUndefined();
+			expect(decides().map((exchange) => exchange.status)).toEqual([200]);
+		});
+	});
+
+	it('a run longer than the budget: at most the budget per window, no 429 to the user, each item charged once', async () => {
+		const windowMs = 2_000;
+		await withSandbox({ windowMs, latencyMs: 100 }, async (sandbox, decides) => {
+			const before = (await sandbox.usage(DEMO_KEYS.free)).used;
+			const result = await decide({
+				slug: 'content-labels',
+				items: texts(70),
+				credentials: { apiKey: DEMO_KEYS.free, baseUrl: sandbox.baseUrl },
+				onError: 'continueRegularOutput',
+			});
+			expect(result.error).toBeUndefined();
+			expect(result.outputs[0]).toHaveLength(70);
+			expect(failedItems(result.outputs[0])).toEqual([]);
+			expect((await sandbox.usage(DEMO_KEYS.free)).used - before).toBe(70);
+			const windows = perWindow(decides(), windowMs);
+			expect(windows.reduce((sum, count) => sum + count, 0)).toBe(70);
+			expect(Math.max(...windows)).toBeLessThanOrEqual(30);
+			// The first window (nothing known yet) took its whole budget at once.
+			expect(windows[0]).toBe(30);
+		});
+	});
+
+	it('executions at once share the key’s budget: every item decided once, none failed', async () => {
+		const windowMs = 2_000;
+		await withSandbox({ windowMs, latencyMs: 100 }, async (sandbox, decides) => {
+			const credentials = { apiKey: DEMO_KEYS.starter, baseUrl: sandbox.baseUrl };
+			// One small run first, so the key's budget is known before the three at once.
+			await decide({ slug: 'content-labels', items: texts(1), credentials });
+			const runs = await Promise.all(
+				[40, 40, 25].map((count, index) =>
+					decide({
+						slug: 'content-labels',
+						items: texts(count, 100 * (index + 1)),
+						credentials,
+						onError: 'continueRegularOutput',
+					}),
+				),
+			);
+			for (const run of runs) {
+				expect(run.error).toBeUndefined();
+				expect(failedItems(run.outputs[0])).toEqual([]);
+			}
+			const windows = perWindow(decides(), windowMs);
+			expect(windows.reduce((sum, count) => sum + count, 0)).toBe(106);
+			expect(Math.max(...windows)).toBeLessThanOrEqual(60);
+		});
 	});
 });

@@ -106,7 +106,7 @@ describe('free retries', () => {
 		await sb.control('POST', '/faults', {
 			seed: 5,
 			rules: [
-				// Spread over the items (one decide at a time on a fast Pro key: no item gets them all).
+				// Spread over the items (no item gets them all).
 				{ method: 'POST', path: '^/v1/decide/', status: 503, times: 3, probability: 0.3 },
 				{ method: 'POST', path: '^/v1/decide/', status: 500, times: 2, probability: 0.3 },
 			],

@@ -1,284 +1,388 @@
 /**
- * The adaptive in-flight target (src/client/concurrency.ts) on a virtual clock: a simulated key
- * with a fixed rate window and answers whose latency follows a script, and a client that keeps
- * `target()` requests in flight, as the node does. Each scenario asserts the target it settles on
- * (Little's law: rate × latency × 1.5) and how it gets there (no swinging up and down).
+ * The scheduler (src/client/rate-gate.ts under the client and forEachBounded, as the node runs
+ * them) on a virtual clock, against a simulated fixed-window service that counts a request when it
+ * arrives and writes its headers when it answers, as the sandbox does. Each scenario asserts what
+ * is sent when: the virtual times of the requests, per window, never a wall-clock duration.
  */
 import {
-	ConcurrencyController,
 	ConcurrencyLimiter,
-	INITIAL_IN_FLIGHT,
+	DEFAULT_MAX_CONCURRENCY,
+	DecisionClient,
 	MAX_IN_FLIGHT,
+	RateLimitedError,
 	forEachBounded,
-	type RateWindowInfo,
+	type Transport,
 } from '../../src/client';
-import { mulberry32 } from '../../sandbox/faults';
 
-interface Simulation {
-	/** Requests allowed per window (X-RateLimit-Limit); changes take effect at once. */
-	limit: (atMs: number) => number;
-	windowMs: number;
-	/** The latency of a request sent at this virtual time. */
-	latency: (sentAtMs: number) => number;
-	durationMs: number;
-	cap?: number;
-}
+/** Timers on a virtual clock: time moves only when every promise has settled. */
+class VirtualTime {
+	now = 0;
+	private timers: Array<{ at: number; seq: number; fire: () => void }> = [];
+	private seq = 0;
 
-interface Trace {
-	/** The target after each answer, with the virtual time of the answer. */
-	targets: Array<{ atMs: number; target: number }>;
-	/** Requests answered per window. */
-	answered: number;
-	peakInFlight: number;
-}
+	sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+		new Promise((resolve, reject) => {
+			const timer = { at: this.now + Math.max(0, ms), seq: this.seq++, fire: resolve };
+			this.timers.push(timer);
+			signal?.addEventListener('abort', () => {
+				this.timers = this.timers.filter((other) => other !== timer);
+				reject(new Error('aborted'));
+			});
+		});
 
-/** A discrete-event run: requests start while fewer than the target are in flight and the window has budget. */
-function simulate(controller: ConcurrencyController, sim: Simulation): Trace {
-	const answers: Array<{ atMs: number; sentAtMs: number }> = [];
-	const trace: Trace = { targets: [], answered: 0, peakInFlight: 0 };
-	let now = 0;
-	let windowStart: number | undefined;
-	let used = 0;
-	const startRequests = () => {
+	/** Runs the clock until `work` settles; throws if it waits with nothing scheduled. */
+	async run<T>(work: Promise<T>): Promise<T> {
+		let settled = false;
+		const watched = work.finally(() => (settled = true));
+		watched.catch(() => undefined);
 		for (;;) {
-			if (windowStart !== undefined && now >= windowStart + sim.windowMs) {
-				windowStart = undefined;
-				used = 0;
-			}
-			if (answers.length >= controller.target(sim.cap)) return;
-			if (used >= sim.limit(now)) return;
-			windowStart ??= now;
-			used += 1;
-			answers.push({ atMs: now + sim.latency(now), sentAtMs: now });
-			trace.peakInFlight = Math.max(trace.peakInFlight, answers.length);
+			for (let index = 0; index < 4; index++) await new Promise((done) => setImmediate(done));
+			if (settled) return watched;
+			if (!this.timers.length) throw new Error(`nothing scheduled at ${this.now} ms`);
+			this.timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
+			const at = this.timers[0].at;
+			this.now = at;
+			while (this.timers.length && this.timers[0].at === at) this.timers.shift()!.fire();
 		}
-	};
-	startRequests();
-	while (now < sim.durationMs) {
-		// The next event: an answer, or the window's end when the budget is spent.
-		answers.sort((a, b) => a.atMs - b.atMs);
-		const windowEnd = windowStart === undefined ? Infinity : windowStart + sim.windowMs;
-		const next = Math.min(answers[0]?.atMs ?? Infinity, windowEnd);
-		if (!Number.isFinite(next)) break;
-		now = next;
-		if (answers[0] && answers[0].atMs <= now) {
-			const answer = answers.shift()!;
-			const window: RateWindowInfo = {
-				limit: sim.limit(now),
-				remaining: Math.max(0, sim.limit(now) - used),
-				resetSeconds: Math.ceil(((windowStart ?? now) + sim.windowMs - now) / 1000),
+	}
+}
+
+interface Sent {
+	at: number;
+	status: number;
+}
+
+/**
+ * A key's fixed window as the sandbox keeps it: a window starts at the first request after the
+ * previous one ended; a request over the budget gets 429 at once (Retry-After: seconds to the
+ * reset, rounded up); an accepted one is answered after `latency`, with X-RateLimit-* as of then.
+ */
+class FixedWindowService {
+	readonly sent: Sent[] = [];
+	private start?: number;
+	private count = 0;
+
+	constructor(
+		private readonly time: VirtualTime,
+		private readonly limit: number,
+		private readonly windowMs: number,
+		private readonly latency: (index: number) => number = () => 800,
+	) {}
+
+	/** Requests from elsewhere (another process on the key), counted like ours. */
+	spend(count: number): void {
+		for (let index = 0; index < count; index++) this.take();
+	}
+
+	transport: Transport = async () => {
+		const at = this.time.now;
+		const index = this.sent.length;
+		if (!this.take()) {
+			const retryAfter = String(Math.max(1, Math.ceil(this.resetMs() / 1000)));
+			this.sent.push({ at, status: 429 });
+			return {
+				status: 429,
+				headers: { ...this.headers(), 'retry-after': retryAfter },
+				body: JSON.stringify({
+					error: { code: 'rate_limited', message: 'Rate limit reached.', details: {} },
+				}),
 			};
-			controller.observe(now - answer.sentAtMs, window);
-			trace.answered += 1;
-			trace.targets.push({ atMs: now, target: controller.target(sim.cap) });
 		}
-		startRequests();
+		this.sent.push({ at, status: 200 });
+		await this.time.sleep(this.latency(index));
+		return {
+			status: 200,
+			headers: this.headers(),
+			body: JSON.stringify({ run_id: `run_${index}`, status: 'ok' }),
+		};
+	};
+
+	private active(): boolean {
+		return this.start !== undefined && this.time.now < this.start + this.windowMs;
 	}
-	return trace;
+
+	private take(): boolean {
+		if (!this.active()) {
+			this.start = this.time.now;
+			this.count = 0;
+		}
+		if (this.count >= this.limit) return false;
+		this.count += 1;
+		return true;
+	}
+
+	private resetMs(): number {
+		return this.active() ? this.start! + this.windowMs - this.time.now : this.windowMs;
+	}
+
+	private headers(): Record<string, string> {
+		const remaining = this.active() ? this.limit - this.count : this.limit;
+		return {
+			'x-ratelimit-limit': String(this.limit),
+			'x-ratelimit-remaining': String(remaining),
+			'x-ratelimit-reset': String(Math.max(1, Math.ceil(this.resetMs() / 1000))),
+		};
+	}
 }
 
-const targetAt = (trace: Trace, atMs: number) =>
-	[...trace.targets].reverse().find((entry) => entry.atMs <= atMs)?.target;
+let keys = 0;
 
-/** How often the target turned from rising to falling or back, between two times. */
-function turns(trace: Trace, fromMs = 0, toMs = Infinity): number {
-	let direction = 0;
-	let count = 0;
-	let last: number | undefined;
-	for (const { atMs, target } of trace.targets) {
-		if (atMs < fromMs || atMs > toMs) continue;
-		if (last !== undefined && target !== last) {
-			const now = Math.sign(target - last);
-			if (direction !== 0 && now !== direction) count += 1;
-			direction = now;
-		}
-		last = target;
-	}
-	return count;
+/** A client of a fresh key's gate on the virtual clock, with the node's defaults. */
+function clientOf(
+	time: VirtualTime,
+	service: FixedWindowService,
+	options: { key?: string; concurrency?: number; maxRateLimitWaitMs?: number } = {},
+) {
+	return new DecisionClient({
+		baseUrl: 'https://decisions.example/v1',
+		transport: service.transport,
+		sleep: time.sleep,
+		now: () => time.now,
+		random: () => 0.5,
+		rateGateKey: options.key ?? `virtual-${++keys}`,
+		concurrency: options.concurrency,
+		maxRateLimitWaitMs: options.maxRateLimitWaitMs,
+	});
 }
 
-const scale = { limit: () => 600, windowMs: 60_000 };
+/** Decides `items` as the node does: up to Max Concurrency at a time; returns the failures. */
+async function decideAll(client: DecisionClient, items: number, signal?: AbortSignal) {
+	const failures: unknown[] = [];
+	await forEachBounded(
+		items,
+		client.maxConcurrency,
+		async (index) => {
+			try {
+				await client.decide('ticket-routing', `item ${index}`, { signal });
+			} catch (error) {
+				failures.push(error);
+			}
+		},
+		() => signal?.aborted === true,
+	);
+	return failures;
+}
 
-describe('ConcurrencyController', () => {
-	it('starts at 5 and, with no answer yet, stays there', () => {
-		const controller = new ConcurrencyController();
-		expect(controller.target()).toBe(INITIAL_IN_FLIGHT);
-		expect(controller.target(3)).toBe(3);
-	});
+/**
+ * Requests accepted per window of the service, rebuilt as it counts them: a window starts at the
+ * first accepted request after the previous one ended.
+ */
+function perWindow(sent: Sent[], windowMs: number): number[] {
+	const counts: number[] = [];
+	let end = -Infinity;
+	for (const request of sent.filter((each) => each.status === 200)) {
+		if (request.at >= end) {
+			counts.push(0);
+			end = request.at + windowMs;
+		}
+		counts[counts.length - 1] += 1;
+	}
+	return counts;
+}
 
-	it('settles on rate × latency × 1.5: Scale (10/s) at 800 ms keeps 12 in flight', () => {
-		const trace = simulate(new ConcurrencyController(), {
-			...scale,
-			latency: () => 800,
-			durationMs: 30_000,
-		});
-		expect(targetAt(trace, 30_000)).toBe(12);
-		expect(trace.peakInFlight).toBe(12);
-		// 12 in flight at 0.8 s each would be 15/s: the window's budget is the bound, not the target.
-		expect(trace.answered).toBeGreaterThanOrEqual(0.95 * 300);
-	});
+const times = (sent: Sent[]) => [...new Set(sent.map((request) => request.at))];
+const MINUTE = 60_000;
+const MARGIN = 50;
 
-	it('keeps 1 in flight on Free at 200 ms: the window is the limit, not the latency', () => {
-		const trace = simulate(new ConcurrencyController(), {
-			limit: () => 30,
-			windowMs: 60_000,
-			latency: () => 200,
-			durationMs: 20_000,
-		});
-		// 0.5/s × 0.2 s × 1.5 rounds up to 1.
-		expect(targetAt(trace, 20_000)).toBe(1);
-	});
-
-	it('reads the window’s length from the reset header (a scaled 15 s window is 4× the rate)', () => {
-		const trace = simulate(new ConcurrencyController(), {
-			limit: () => 600,
-			windowMs: 15_000,
-			latency: () => 800,
-			durationMs: 20_000,
-		});
-		// 40/s × 0.8 s × 1.5 = 48.
-		expect(targetAt(trace, 20_000)).toBe(48);
-	});
-
-	it('follows a latency step up at once and a step down without swinging', () => {
-		const trace = simulate(new ConcurrencyController(), {
-			...scale,
-			latency: (sentAt) => (sentAt < 20_000 ? 200 : sentAt < 40_000 ? 800 : 200),
-			// Long enough for answers after the first window's budget is spent.
-			durationMs: 150_000,
-		});
-		expect(targetAt(trace, 19_000)).toBe(3); // 10/s × 0.2 s × 1.5
-		// Up: as the 64 answers the mean is taken over fill with slow ones.
-		expect(targetAt(trace, 30_000)).toBe(12);
-		expect(targetAt(trace, 39_000)).toBe(12);
-		expect(turns(trace, 20_000, 40_000)).toBe(0);
-		// Down again, in steps, never up meanwhile.
-		// Back to the need (3) or just above it: the band keeps it where it stops within 1 / 0.6 of it.
-		expect(targetAt(trace, 150_000)).toBeGreaterThanOrEqual(3);
-		expect(targetAt(trace, 150_000)).toBeLessThanOrEqual(4);
-		expect(turns(trace, 40_000, 150_000)).toBe(0);
-		expect(Math.max(...trace.targets.map((entry) => entry.target))).toBe(12);
-	});
-
-	it('rises for a latency spike, comes back down after it, and turns only once', () => {
-		const trace = simulate(new ConcurrencyController(), {
-			...scale,
-			// Three seconds of 4 s answers among 800 ms ones.
-			latency: (sentAt) => (sentAt >= 10_000 && sentAt < 13_000 ? 4_000 : 800),
-			durationMs: 60_000,
-		});
-		const peak = Math.max(...trace.targets.map((entry) => entry.target));
-		expect(peak).toBeGreaterThan(12);
-		expect(peak).toBeLessThanOrEqual(60); // 10/s × 4 s × 1.5
-		expect(targetAt(trace, 60_000)).toBeLessThanOrEqual(14);
-		// From 12 up during the spike, then down: a single turn, no up-down-up.
-		expect(turns(trace, 5_000, 60_000)).toBe(1);
-	});
-
-	it('holds steady under a fallback mix (10 % at 3–5 s) instead of chasing each slow answer', () => {
-		const random = mulberry32(7);
-		const trace = simulate(new ConcurrencyController(), {
-			...scale,
-			latency: () => (random() < 0.1 ? 3_000 + 2_000 * random() : 600),
-			durationMs: 180_000,
-		});
-		const settled = trace.targets.filter((entry) => entry.atMs >= 30_000);
-		const values = settled.map((entry) => entry.target);
-		// Mean latency ≈ 0.94 s: rate × latency ≈ 9.4, × 1.5 ≈ 14; noise moves it little and seldom.
-		expect(Math.min(...values)).toBeGreaterThanOrEqual(10);
-		expect(Math.max(...values)).toBeLessThanOrEqual(25);
-		expect(turns(trace, 30_000)).toBeLessThanOrEqual(8);
-		// The rate is used: ≥ 95 % of 10/s over three minutes.
-		expect(trace.answered).toBeGreaterThanOrEqual(0.95 * 1_800);
-	});
-
-	it('follows a rate change (a plan downgraded from 600 to 120 a minute)', () => {
-		const trace = simulate(new ConcurrencyController(), {
-			limit: (at) => (at < 30_000 ? 600 : 120),
-			windowMs: 60_000,
-			latency: () => 800,
-			durationMs: 90_000,
-		});
-		expect(targetAt(trace, 29_000)).toBe(12);
-		expect(targetAt(trace, 90_000)).toBe(3); // 2/s × 0.8 s × 1.5
-	});
-
-	it('never passes the cap, the window’s budget or the maximum', () => {
-		const capped = simulate(new ConcurrencyController(), {
-			...scale,
-			latency: () => 800,
-			durationMs: 10_000,
-			cap: 4,
-		});
-		expect(capped.peakInFlight).toBe(4);
-		const tiny = new ConcurrencyController();
-		tiny.observe(60_000, { limit: 3, resetSeconds: 60 });
-		expect(tiny.target()).toBe(3);
-		const unknownRate = new ConcurrencyController();
-		unknownRate.observe(100, {});
-		expect(unknownRate.target()).toBe(MAX_IN_FLIGHT);
-		expect(unknownRate.target(50)).toBe(50);
-	});
-
-	it('ignores latencies that are not numbers of milliseconds', () => {
-		const controller = new ConcurrencyController();
-		controller.observe(Number.NaN, { limit: 600, resetSeconds: 60 });
-		controller.observe(-5, { limit: 600, resetSeconds: 60 });
-		expect(controller.meanLatencyMs()).toBeUndefined();
-		expect(controller.target()).toBe(INITIAL_IN_FLIGHT);
+describe('Max Concurrency', () => {
+	it('defaults to the largest plan’s window budget, within the ceiling', () => {
+		expect(DEFAULT_MAX_CONCURRENCY).toBe(600);
+		expect(MAX_IN_FLIGHT).toBeGreaterThanOrEqual(DEFAULT_MAX_CONCURRENCY);
+		const time = new VirtualTime();
+		const service = new FixedWindowService(time, 600, MINUTE);
+		expect(clientOf(time, service).maxConcurrency).toBe(600);
+		expect(clientOf(time, service, { concurrency: 5_000 }).maxConcurrency).toBe(MAX_IN_FLIGHT);
+		expect(() => clientOf(time, service, { concurrency: 0 })).toThrow(RangeError);
 	});
 });
 
-describe('a moving in-flight target', () => {
-	it('ConcurrencyLimiter lets waiting tasks in when its capacity rises, in order', async () => {
-		let capacity = 1;
-		const limiter = new ConcurrencyLimiter(() => capacity);
+describe('the scheduler: budget left in the window', () => {
+	it('a run of 1 item: one request at once, done in one answer’s time', async () => {
+		const time = new VirtualTime();
+		const service = new FixedWindowService(time, 600, MINUTE);
+		const client = clientOf(time, service);
+		expect(await time.run(decideAll(client, 1))).toEqual([]);
+		expect(service.sent).toEqual([{ at: 0, status: 200 }]);
+		expect(time.now).toBe(800);
+	});
+
+	it('the budget covers the run: all 10, then all 100, sent before any answer, even with nothing known', async () => {
+		const time = new VirtualTime();
+		const service = new FixedWindowService(time, 600, MINUTE);
+		const client = clientOf(time, service);
+		await time.run(decideAll(client, 10));
+		expect(times(service.sent)).toEqual([0]);
+		expect(service.sent).toHaveLength(10);
+		const second = new FixedWindowService(time, 600, MINUTE);
+		const fresh = clientOf(time, second);
+		const started = time.now;
+		expect(await time.run(decideAll(fresh, 100))).toEqual([]);
+		expect(times(second.sent)).toEqual([started]);
+		expect(second.sent.every((request) => request.status === 200)).toBe(true);
+		expect(time.now - started).toBe(800);
+	});
+
+	it('one window’s budget (600) at once, with the default Max Concurrency', async () => {
+		const time = new VirtualTime();
+		const service = new FixedWindowService(time, 600, MINUTE);
+		expect(await time.run(decideAll(clientOf(time, service), 600))).toEqual([]);
+		expect(times(service.sent)).toEqual([0]);
+		expect(service.sent.filter((request) => request.status === 200)).toHaveLength(600);
+		expect(time.now).toBe(800);
+	});
+
+	it('the budget does not cover the run: the window’s budget now, the rest at each reset, window by window', async () => {
+		const time = new VirtualTime();
+		const service = new FixedWindowService(time, 30, MINUTE);
+		const client = clientOf(time, service, { key: 'free-run' });
+		// The plan is learned on a first, small run; then 100 items on a Free key (30 a window).
+		await time.run(decideAll(client, 1));
+		time.now = MINUTE + MARGIN; // the window of that run has ended
+		const start = time.now;
+		expect(await time.run(decideAll(client, 100))).toEqual([]);
+		const ours = service.sent.slice(1);
+		// 30, 30, 30 and 10, each batch at once when its window opens; not one 429.
+		expect(ours.every((request) => request.status === 200)).toBe(true);
+		expect(times(ours).map((at) => at - start)).toEqual([
+			0,
+			MINUTE + MARGIN,
+			2 * (MINUTE + MARGIN),
+			3 * (MINUTE + MARGIN),
+		]);
+		expect(perWindow(ours, MINUTE)).toEqual([30, 30, 30, 10]);
+		// Makespan: (windows − 1) × window + one answer, plus the margin at each reset.
+		expect(time.now - start).toBe(3 * (MINUTE + MARGIN) + 800);
+	});
+
+	it('with nothing known, the excess over a small plan’s budget gets a free 429, waited out to the reset', async () => {
+		const time = new VirtualTime();
+		const service = new FixedWindowService(time, 30, MINUTE);
+		const client = clientOf(time, service);
+		expect(await time.run(decideAll(client, 100))).toEqual([]);
+		const first = service.sent.filter((request) => request.at === 0);
+		expect(first).toHaveLength(100);
+		expect(first.filter((request) => request.status === 200)).toHaveLength(30);
+		// Nothing more until the window resets; then the budget at once, window by window.
+		const later = service.sent.filter((request) => request.at > 0);
+		expect(Math.min(...later.map((request) => request.at))).toBeGreaterThanOrEqual(MINUTE);
+		expect(later.every((request) => request.status === 200)).toBe(true);
+		expect(perWindow(service.sent, MINUTE)).toEqual([30, 30, 30, 10]);
+		expect(time.now).toBeLessThanOrEqual(3 * (MINUTE + MARGIN) + 800);
+	});
+
+	it('several runs at once share the key’s budget: never more than it per window, no 429', async () => {
+		const time = new VirtualTime();
+		const service = new FixedWindowService(time, 60, MINUTE);
+		const key = 'shared-starter';
+		await time.run(decideAll(clientOf(time, service, { key }), 1));
+		time.now = MINUTE + MARGIN;
+		const start = time.now;
+		const runs = [40, 40, 25].map((items) => decideAll(clientOf(time, service, { key }), items));
+		const failures = await time.run(Promise.all(runs));
+		expect(failures.flat()).toEqual([]);
+		const ours = service.sent.slice(1);
+		expect(ours).toHaveLength(105);
+		expect(ours.every((request) => request.status === 200)).toBe(true);
+		expect(times(ours).map((at) => at - start)).toEqual([0, MINUTE + MARGIN]);
+		expect(perWindow(ours, MINUTE)).toEqual([60, 45]);
+	});
+
+	it('a 429 arrives anyway (another process spent the budget): waited out, nothing reaches the caller', async () => {
+		const time = new VirtualTime();
+		const service = new FixedWindowService(time, 60, MINUTE);
+		const key = 'other-process';
+		const client = clientOf(time, service, { key });
+		await time.run(decideAll(client, 1));
+		time.now = MINUTE + MARGIN;
+		const start = time.now;
+		// Another process takes 50 of the window's 60 before our run: ours expects 60 left.
+		service.spend(50);
+		const failures = await time.run(decideAll(client, 30));
+		expect(failures).toEqual([]);
+		const ours = service.sent.slice(1);
+		expect(ours.filter((request) => request.status === 200)).toHaveLength(30);
+		expect(ours.filter((request) => request.status === 429)).toHaveLength(20);
+		// The 429s hold every request of the key until the window resets (Retry-After: 60 s).
+		expect(times(ours.filter((request) => request.status === 429))).toEqual([start]);
+		const retried = ours.filter((request) => request.at > start);
+		expect(Math.min(...retried.map((request) => request.at))).toBe(start + MINUTE);
+		expect(retried.every((request) => request.status === 200)).toBe(true);
+	});
+
+	it('a long run is not failed by Max Wait on Rate Limit while its key moves window by window', async () => {
+		const time = new VirtualTime();
+		const service = new FixedWindowService(time, 30, MINUTE);
+		const client = clientOf(time, service, { maxRateLimitWaitMs: 90_000 });
+		// 150 items: the last ones wait four windows, longer than the 90 s wait budget.
+		expect(await time.run(decideAll(client, 150))).toEqual([]);
+		expect(service.sent.filter((request) => request.status === 200)).toHaveLength(150);
+	});
+
+	it('a key that lets nothing through fails after Max Wait on Rate Limit, as rate_limited', async () => {
+		const time = new VirtualTime();
+		const service = new FixedWindowService(time, 30, MINUTE);
+		service.spend(30);
+		const client = clientOf(time, service, { maxRateLimitWaitMs: 30_000 });
+		const failures = await time.run(decideAll(client, 3));
+		expect(failures).toHaveLength(3);
+		for (const failure of failures) expect(failure).toBeInstanceOf(RateLimitedError);
+	});
+
+	it('Stop while requests wait for the reset: nothing more is sent', async () => {
+		const time = new VirtualTime();
+		const service = new FixedWindowService(time, 30, MINUTE);
+		const client = clientOf(time, service);
+		const stop = new AbortController();
+		const run = decideAll(client, 100, stop.signal);
+		void time.sleep(10_000).then(() => stop.abort());
+		const failures = await time.run(run);
+		expect(failures).toHaveLength(70);
+		expect(service.sent.filter((request) => request.at > 0)).toEqual([]);
+	});
+});
+
+describe('ConcurrencyLimiter and forEachBounded', () => {
+	it('ConcurrencyLimiter lets waiting tasks in as others end, in order', async () => {
+		const limiter = new ConcurrencyLimiter(3);
 		const started: number[] = [];
-		let peak = 0;
 		const gates: Array<() => void> = [];
 		const tasks = Array.from({ length: 6 }, (_, index) =>
 			limiter.run(async () => {
 				started.push(index);
-				peak = Math.max(peak, limiter.running);
 				await new Promise<void>((resolve) => gates.push(resolve));
 			}),
 		);
 		await new Promise((resolve) => setImmediate(resolve));
-		expect(started).toEqual([0]);
-		capacity = 3;
+		expect(started).toEqual([0, 1, 2]);
 		gates.shift()!();
 		await new Promise((resolve) => setImmediate(resolve));
 		expect(started).toEqual([0, 1, 2, 3]);
-		capacity = 1;
 		while (gates.length) {
 			gates.shift()!();
 			await new Promise((resolve) => setImmediate(resolve));
 		}
 		await Promise.all(tasks);
 		expect(started).toEqual([0, 1, 2, 3, 4, 5]);
-		expect(peak).toBe(3);
 	});
 
-	it('forEachBounded starts more tasks when the limit rises and none after stop', async () => {
-		let limit = 2;
+	it('forEachBounded keeps at most its limit running and starts none after stop', async () => {
 		let running = 0;
-		const peaks: number[] = [];
+		let peak = 0;
 		const ran: number[] = [];
 		await forEachBounded(
 			20,
-			() => limit,
+			4,
 			async (index) => {
 				running += 1;
-				peaks.push(running);
+				peak = Math.max(peak, running);
 				ran.push(index);
 				await new Promise((resolve) => setImmediate(resolve));
-				if (index === 3) limit = 6;
 				running -= 1;
 			},
 			() => ran.length >= 15,
 		);
-		expect(Math.max(...peaks.slice(0, 4))).toBe(2);
-		expect(Math.max(...peaks)).toBe(6);
+		expect(peak).toBe(4);
 		expect(ran).toHaveLength(15);
+		expect(() => forEachBounded(1, 0, async () => undefined)).rejects.toThrow(RangeError);
 	});
 });

@@ -19,19 +19,22 @@ describe('RateGate', () => {
 		const gate = new RateGate(clock.now);
 		gate.release(reserveTicket(gate), { limit: 3, remaining: 2, resetSeconds: 10 });
 		const inFlight = [reserveTicket(gate), reserveTicket(gate)];
-		// Spent; while answers are in flight it looks again soon (they may show budget left).
-		expect(gate.tryReserve()).toEqual({ waitMs: RateGate.pollMs });
+		// Spent, and exactly so (nothing was sent after the answer that said 2): it waits for the
+		// reset, looking again each second in case an answer tells an earlier end.
+		expect(gate.tryReserve()).toEqual({ waitMs: RateGate.maxWaitSliceMs });
 		for (const ticket of inFlight) gate.release(ticket, { limit: 3, remaining: 0 });
-		expect(gate.tryReserve()).toEqual({ waitMs: 10_000 });
-		clock.advance(10_000);
-		// A new window: the full limit again, and no more until an answer tells the new window's end.
+		clock.advance(9_000);
+		expect(gate.tryReserve()).toEqual({ waitMs: 1_000 });
+		clock.advance(1_000);
+		// A new window: the full limit again, then a wait for its end (its first request + 10 s).
 		const tickets = [reserveTicket(gate), reserveTicket(gate), reserveTicket(gate)];
-		expect(gate.tryReserve()).toEqual({ waitMs: RateGate.pollMs });
+		expect(gate.tryReserve()).toEqual({ waitMs: RateGate.maxWaitSliceMs });
 		gate.release(tickets[0], { limit: 3, remaining: 0, resetSeconds: 9 });
-		expect(gate.tryReserve()).toEqual({ waitMs: RateGate.pollMs });
 		gate.release(tickets[1], { remaining: 0 });
 		gate.release(tickets[2], { remaining: 0 });
-		expect(gate.tryReserve()).toEqual({ waitMs: 9_000 });
+		// The service said 9 s, rounded up: the window ends within (8 s, 9 s], the gate waits for 9 s.
+		clock.advance(8_500);
+		expect(gate.tryReserve()).toEqual({ waitMs: 500 });
 	});
 
 	it('spends budget the estimate missed once the answers in flight show it (headers written at answer time)', () => {
@@ -47,7 +50,37 @@ describe('RateGate', () => {
 		gate.release(tickets[2], { limit: 5, remaining: 2, resetSeconds: 20 });
 		reserveTicket(gate);
 		reserveTicket(gate);
-		expect(gate.tryReserve()).toEqual({ waitMs: RateGate.pollMs });
+		// That figure was exact (nothing in flight was subtracted): no need to look again soon.
+		expect(gate.tryReserve()).toEqual({ waitMs: RateGate.maxWaitSliceMs });
+	});
+
+	it('takes the window’s end from the first request it sent in it, inside the Reset header’s second', () => {
+		const clock = manualClock(0);
+		const gate = new RateGate(clock.now);
+		const first = reserveTicket(gate);
+		clock.advance(800);
+		// Reset says 60 s (59.2 s rounded up): the end is in (59.8 s, 60.8 s]; the window is 60 s long
+		// and this process opened it at 0, so it ends at 60 s.
+		gate.release(first, { limit: 1, remaining: 0, resetSeconds: 60 }, true);
+		clock.advance(59_000);
+		// Before the end less the margin: wait for the end plus the margin, in one-second looks.
+		expect(gate.tryReserve()).toEqual({ waitMs: 250 });
+		clock.advance(250);
+		expect('ticket' in gate.tryReserve()).toBe(true);
+		expect(gate.progressAt).toBe(800);
+	});
+
+	it('does not spend what is left of a window in its last moments (it could land in the next)', () => {
+		const clock = manualClock(0);
+		const gate = new RateGate(clock.now);
+		const first = reserveTicket(gate);
+		clock.advance(100);
+		gate.release(first, { limit: 10, remaining: 9, resetSeconds: 60 });
+		clock.advance(59_880);
+		expect(gate.tryReserve()).toEqual({ waitMs: 70 });
+		clock.advance(70);
+		// A new window: the full budget.
+		for (let index = 0; index < 10; index++) reserveTicket(gate);
 	});
 
 	it('sends a single probe when the budget is spent and nothing in flight can tell the reset', () => {
@@ -109,13 +142,48 @@ describe('RateGate', () => {
 		expect(gate.tryReserve()).toEqual({ waitMs: 500 });
 	});
 
-	it('blocks everything for Retry-After after a 429', () => {
+	it('blocks everything for Retry-After after a 429, without looking again meanwhile', () => {
 		const clock = manualClock();
 		const gate = new RateGate(clock.now);
+		reserveTicket(gate);
 		gate.block(3_000);
 		expect(gate.tryReserve()).toEqual({ waitMs: 3_000 });
 		clock.advance(3_000);
 		expect('ticket' in gate.tryReserve()).toBe(true);
+	});
+
+	it('after opening a window a little early (a 429 for its first requests), looks again soon with a larger margin', () => {
+		const clock = manualClock(0);
+		const gate = new RateGate(clock.now);
+		const first = reserveTicket(gate);
+		clock.advance(800);
+		gate.release(first, { limit: 1, remaining: 0, resetSeconds: 10 }, true);
+		clock.advance(9_250);
+		// Opened on the estimate (10 s + 50 ms); the service's window had started 80 ms late.
+		const early = reserveTicket(gate);
+		gate.release(early, { limit: 1, remaining: 0, resetSeconds: 1 });
+		gate.block(1_000, 0, early);
+		expect(gate.tryReserve()).toEqual({ waitMs: 2 * RateGate.endMarginMs });
+		clock.advance(100);
+		const next = reserveTicket(gate);
+		clock.advance(800);
+		gate.release(next, { limit: 1, remaining: 0, resetSeconds: 10 }, true);
+		// The next window's end: its first request plus 10 s plus the doubled margin.
+		clock.advance(9_150);
+		expect(gate.tryReserve()).toEqual({ waitMs: 50 + 2 * RateGate.endMarginMs });
+	});
+
+	it('takes its own estimate of the end within the second a first 429’s Retry-After rounds up', () => {
+		const clock = manualClock(0);
+		const gate = new RateGate(clock.now);
+		const first = reserveTicket(gate);
+		clock.advance(300);
+		gate.release(first, { limit: 1, remaining: 0, resetSeconds: 10 }, true);
+		// Ends at 10 s (opened at 0, 10 s long); a 429 at 9.5 s says "1 s": 9.5–10.5 s. The gate
+		// waits for 10 s and the margin, not 10.5 s.
+		clock.advance(9_200);
+		gate.block(1_000, 0);
+		expect(gate.tryReserve()).toEqual({ waitMs: 500 + RateGate.endMarginMs });
 	});
 });
 

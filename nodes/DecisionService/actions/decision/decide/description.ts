@@ -211,7 +211,7 @@ const properties: INodeProperties[] = [
 				typeOptions: { minValue: 1, maxValue: MAX_IN_FLIGHT },
 				default: DEFAULT_MAX_CONCURRENCY,
 				description:
-					"Most items decided at once. Below it the node keeps as many in flight as the key's rate limit and the measured answer time need (rate × time), so the plan's rate is used; the rate limit is respected whatever this is.",
+					"Most items sent to the service at once; lower it only to spare a service or proxy that cannot take that many (the plan's rate limit is respected whatever it is)",
 			},
 			{
 				displayName: 'Max Wait on Rate Limit (Seconds)',

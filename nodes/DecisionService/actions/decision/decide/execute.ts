@@ -1,6 +1,7 @@
 /**
  * Decide: prepare every item (anything that fails locally fails before a request, so it spends no
- * quota), decide the prepared ones a few at a time, then put each answer on its outputs.
+ * quota), decide the prepared ones up to Max Concurrency at a time (the key's rate gate sends what
+ * the plan's window has left and holds the rest for the reset), then put each answer on its outputs.
  */
 import {
 	NodeOperationError,
@@ -86,8 +87,8 @@ async function prepareItems(
 }
 
 /**
- * One run (or error) per prepared item, as many at a time as the client's in-flight target (the
- * key's rate × the measured latency, within Max Concurrency). After a failure without
+ * One run (or error) per prepared item, up to Max Concurrency at a time; the client's rate gate
+ * lets through what the key's window has left and holds the rest. After a failure without
  * continue-on-fail nothing more is sent; Stop aborts requests in flight and rate-limit waits, and
  * no item starts after it.
  */
@@ -115,7 +116,7 @@ async function decideAll(
 	};
 	await forEachBounded(
 		prepared.length,
-		() => client.inFlightTarget(),
+		client.maxConcurrency,
 		async (itemIndex) => {
 			const entry = prepared[itemIndex];
 			if ('error' in entry) {

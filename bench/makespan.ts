@@ -1,0 +1,431 @@
+/**
+ * `npm run bench -- --only makespan`: issue 18's scenarios in real n8n. How long a run takes
+ * against the floor of a fixed-window plan (bench/n8n-bench.ts, makespanFloorMs) and against the
+ * HTTP Request node (its defaults, and batched to the plan): run sizes 1, 10, 100, one window's
+ * budget and three windows' × Free, Starter, Pro, Scale × 200 ms, 800 ms and the fallback mix;
+ * then 60 webhook executions of one item each arriving together (800 ms, every plan), and two n8n
+ * processes on one key (Scale, three windows, 800 ms). One run each, reusing throughput.ts's run
+ * (runOnce): the sandbox in this process, the package from its tarball in n8n 2.41.1, loopback.
+ *
+ * Makespan: from the run's first request at the service (our node's GET of the decision, the HTTP
+ * node's first decide) to its last decide's answer; the wall time (post to the webhook's answer)
+ * beside it. Floor: with Max Concurrency's default (600) as the cap and, for the fallback mix, the
+ * mean answer time (940 ms) and the last window's slowest answer as the service gave it.
+ *
+ * Flags: --window-ms (default 10 000: the plan's minute scaled 6×), --subset (Scale and Free ×
+ * 800 ms and the fallback mix, plus the webhook case), --label NAME (the report files are
+ * makespan-NAME.*; default makespan.*), --out DIR (default bench/results). A run without a label
+ * also writes makespan-compare.md when makespan-before.json (the same command on the code before,
+ * `--label before`) is beside it: our node's figures before → after, scenario by scenario.
+ */
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { startSandbox } from '../sandbox/server';
+import { N8N_VERSION } from '../harness/n8n-install';
+import { freePort, packTarball, projectRoot } from '../harness/n8n-env';
+import { makespanFloorMs, measureIdleCpu, windowStarts } from './n8n-bench';
+import { renderRatioPlot, type RatioPoint } from './plot';
+import { flag, option } from './setup';
+import {
+	CONTENDERS,
+	FREE,
+	LATENCIES,
+	NO_LATENCY,
+	PLANS,
+	contenderLabel,
+	prepareBenchN8n,
+	recordExchange,
+	runOnce,
+	startBenchN8n,
+	type BenchN8n,
+	type Latency,
+	type Plan,
+	type Share,
+	type ThroughputFigures,
+} from './throughput';
+import { benchWorkflow } from './workflows';
+
+/** Max Concurrency's default since issue 18: the cap in the floor, for every contender. */
+const FLOOR_CAP = 600;
+const MEAN_LATENCY_MS: Record<string, number> = {
+	'200 ms': 200,
+	'800 ms': 800,
+	'600 ms, 10 % at 3–5 s': 0.9 * 600 + 0.1 * 4000,
+};
+
+interface Scenario {
+	plan: Plan;
+	latency: Latency;
+	size: string;
+	items: number;
+	/** 60 executions of one item each instead of one execution with every item. */
+	executions?: number;
+}
+
+interface MakespanRow {
+	plan: string;
+	latency: string;
+	size: string;
+	items: number;
+	contender: string;
+	floorMs: number;
+	figures: ThroughputFigures;
+}
+
+function floorOf(scenario: Scenario, figures: ThroughputFigures, windowMs: number): number {
+	const mean = MEAN_LATENCY_MS[scenario.latency.name];
+	const starts = windowStarts(figures.timestamps, windowMs);
+	const lastStart = starts[starts.length - 1] ?? -Infinity;
+	const lastHeld = figures.held.filter((_, index) => figures.timestamps[index] >= lastStart);
+	return makespanFloorMs({
+		items: scenario.items,
+		budget: scenario.plan.limit,
+		windowMs,
+		cap: FLOOR_CAP,
+		meanLatencyMs: mean,
+		lastLatencyMs: lastHeld.length ? Math.max(...lastHeld) : mean,
+	});
+}
+
+const seconds = (ms: number) => (ms / 1000).toFixed(2);
+
+interface SavedRow {
+	plan: string;
+	latency: string;
+	size: string;
+	contender: string;
+	floorMs: number;
+	figures: Pick<
+		ThroughputFigures,
+		'makespanMs' | 'failed' | 'rateLimitedToUser' | 'rateRatio' | 'otherCores'
+	>;
+}
+
+/**
+ * Our node before → after, per scenario: makespan ÷ floor, its makespan ÷ each HTTP contender's
+ * (when that contender failed no item), items failed, 429s to the user, the achieved rate.
+ */
+export function compareTable(
+	before: { rows: SavedRow[]; twoProcesses: SavedRow },
+	after: { rows: SavedRow[]; twoProcesses: SavedRow },
+): string {
+	const key = (row: SavedRow) => `${row.plan}|${row.latency}|${row.size}`;
+	const ours = (row: SavedRow) => row.contender.startsWith('decision-service');
+	const find = (rows: SavedRow[], scenario: string, contender: (row: SavedRow) => boolean) =>
+		rows.find((row) => key(row) === scenario && contender(row));
+	const ratio = (row?: SavedRow) =>
+		row ? (row.figures.makespanMs / row.floorMs).toFixed(2) : 'n/a';
+	const versus = (mine?: SavedRow, http?: SavedRow) =>
+		!mine || !http
+			? 'n/a'
+			: `${(mine.figures.makespanMs / http.figures.makespanMs).toFixed(2)}${http.figures.failed > 0 ? ` (it failed ${http.figures.failed})` : ''}`;
+	const pair = (a: string, b: string) => `${a} → **${b}**`;
+	const rate = (row?: SavedRow) => (row?.figures.rateRatio ?? null)?.toFixed(3) ?? 'n/a';
+	const lines = [
+		'| Plan | Latency | Items | Makespan ÷ floor | ÷ HTTP default | ÷ HTTP batched | Failed | 429s to the user | Achieved ÷ plan rate | Other load, cores |',
+		`|${'---|'.repeat(10)}`,
+	];
+	for (const row of after.rows.filter(ours)) {
+		const scenario = key(row);
+		const old = find(before.rows, scenario, ours);
+		const httpDefault = (rows: SavedRow[]) =>
+			find(rows, scenario, (other) => other.contender === 'http-default');
+		const httpBatched = (rows: SavedRow[]) =>
+			find(rows, scenario, (other) => other.contender === 'http-batched');
+		lines.push(
+			`| ${[
+				row.plan,
+				row.latency,
+				row.size,
+				pair(ratio(old), ratio(row)),
+				pair(versus(old, httpDefault(before.rows)), versus(row, httpDefault(after.rows))),
+				pair(versus(old, httpBatched(before.rows)), versus(row, httpBatched(after.rows))),
+				pair(String(old?.figures.failed ?? 'n/a'), String(row.figures.failed)),
+				pair(
+					String(old?.figures.rateLimitedToUser ?? 'n/a'),
+					String(row.figures.rateLimitedToUser),
+				),
+				pair(rate(old), rate(row)),
+				`${old?.figures.otherCores.toFixed(2) ?? 'n/a'} / ${row.figures.otherCores.toFixed(2)}`,
+			].join(' | ')} |`,
+		);
+	}
+	const two = [before.twoProcesses, after.twoProcesses];
+	lines.push(
+		`| ${[
+			after.twoProcesses.plan,
+			after.twoProcesses.latency,
+			after.twoProcesses.size,
+			pair(ratio(two[0]), ratio(two[1])),
+			'',
+			'',
+			pair(String(two[0].figures.failed), String(two[1].figures.failed)),
+			pair(String(two[0].figures.rateLimitedToUser), String(two[1].figures.rateLimitedToUser)),
+			pair(rate(two[0]), rate(two[1])),
+			`${two[0].figures.otherCores.toFixed(2)} / ${two[1].figures.otherCores.toFixed(2)}`,
+		].join(' | ')} |`,
+	);
+	return lines.join('\n');
+}
+
+function table(rows: MakespanRow[]): string {
+	const header =
+		'| Plan | Latency | Items | Contender | Makespan s | Floor s | Makespan ÷ floor | Wall s | Until the first request s | Items failed | 429s reaching the user | 429s sent by the service | Achieved ÷ plan rate | Other load, cores |';
+	const lines = rows.map((row) => {
+		const run = row.figures;
+		return `| ${[
+			row.plan,
+			row.latency,
+			row.size,
+			row.contender,
+			seconds(run.makespanMs),
+			seconds(row.floorMs),
+			(run.makespanMs / row.floorMs).toFixed(2),
+			seconds(run.wallMs),
+			seconds(run.firstRequestMs),
+			run.failed,
+			run.rateLimitedToUser,
+			run.sent429,
+			run.rateRatio === null ? 'n/a' : run.rateRatio.toFixed(3),
+			run.otherCores.toFixed(2),
+		].join(' | ')} |`;
+	});
+	return [header, `|${'---|'.repeat(14)}`, ...lines].join('\n');
+}
+
+export async function runMakespan(): Promise<void> {
+	const windowMs = flag('window-ms', 10_000);
+	const subset = process.argv.includes('--subset');
+	const label = option('label');
+	const outDir = option('out') ?? join(projectRoot, 'bench', 'results');
+	const begun = performance.now();
+	const plans = [FREE, ...PLANS];
+	const runPlans = subset ? [FREE, PLANS[2]] : plans;
+	const latencies = subset ? [LATENCIES[1], LATENCIES[2]] : LATENCIES;
+	const sizes = (plan: Plan): Array<[string, number]> => [
+		['1', 1],
+		['10', 10],
+		['100', 100],
+		[`1 window (${plan.limit})`, plan.limit],
+		[`3 windows (${3 * plan.limit})`, 3 * plan.limit],
+	];
+	const work = mkdtempSync(join(tmpdir(), 'decision-service-makespan-'));
+	const sandbox = await startSandbox({ port: 0, onExchange: recordExchange });
+	const started: BenchN8n[] = [];
+	try {
+		console.log(
+			`Sandbox ${sandbox.baseUrl}; rate window ${windowMs} ms (the plan's minute scaled ${(60_000 / windowMs).toFixed(1)}×).`,
+		);
+		const tarball = packTarball(join(work, 'pack'));
+		const credentials = plans.map((plan) => ({ id: `makespanCred${plan.slug}`, key: plan.key }));
+		const workflowsDir = join(work, 'workflows');
+		const twoProcessDir = join(work, 'workflows-two-processes');
+		mkdirSync(workflowsDir);
+		mkdirSync(twoProcessDir);
+		const paths = new Map<string, string>();
+		const workflowIds: string[] = [];
+		for (const [index, plan] of plans.entries()) {
+			for (const contender of CONTENDERS) {
+				const id = `makespan${plan.slug}${contender.replace(/-/g, '')}`;
+				const path = `makespan-${plan.slug}-${contender}`;
+				paths.set(`${plan.slug}|${contender}`, path);
+				workflowIds.push(id);
+				const workflow = benchWorkflow({
+					id,
+					contender,
+					webhookPath: path,
+					credentialId: credentials[index].id,
+					baseUrl: sandbox.baseUrl,
+					apiKey: plan.key,
+					perItemOutcome: true,
+					batch:
+						contender === 'http-batched' ? { size: plan.limit, intervalMs: windowMs } : undefined,
+				});
+				writeFileSync(join(workflowsDir, `${id}.json`), JSON.stringify(workflow));
+				if (plan === PLANS[2] && contender === 'decision-service')
+					writeFileSync(join(twoProcessDir, `${id}.json`), JSON.stringify(workflow));
+			}
+		}
+		const pathOf = (plan: Plan, contender: string) => paths.get(`${plan.slug}|${contender}`)!;
+		const main = await startBenchN8n(
+			prepareBenchN8n(
+				join(work, 'user'),
+				tarball,
+				sandbox,
+				workflowsDir,
+				workflowIds,
+				credentials,
+				await freePort(),
+			),
+			[...paths.values()],
+		);
+		started.push(main);
+		for (const plan of plans)
+			for (const contender of CONTENDERS)
+				await runOnce(
+					sandbox,
+					plan,
+					NO_LATENCY,
+					contender,
+					[{ n8n: main, path: pathOf(plan, contender), items: 5 }],
+					windowMs,
+				);
+		main.idleCpuMsPerSecond = await measureIdleCpu(main.instance.process!.pid!);
+
+		const rows: MakespanRow[] = [];
+		const run = async (scenario: Scenario, shares: (contender: string) => Share[]) => {
+			for (const contender of CONTENDERS) {
+				const figures = await runOnce(
+					sandbox,
+					scenario.plan,
+					scenario.latency,
+					contender,
+					shares(contender),
+					windowMs,
+				);
+				const row: MakespanRow = {
+					plan: scenario.plan.name,
+					latency: scenario.latency.name,
+					size: scenario.size,
+					items: scenario.items,
+					contender: contenderLabel(contender),
+					floorMs: floorOf(scenario, figures, windowMs),
+					figures,
+				};
+				rows.push(row);
+				console.log(
+					`${row.plan} ${row.latency} ${row.size} ${row.contender}: makespan ${seconds(figures.makespanMs)} s, floor ${seconds(row.floorMs)} s (÷ ${(figures.makespanMs / row.floorMs).toFixed(2)}), wall ${seconds(figures.wallMs)} s, failed ${figures.failed}, rate_limited to the user ${figures.rateLimitedToUser}, 429s sent ${figures.sent429}, rate ${figures.rateRatio?.toFixed(3) ?? 'n/a'}, other load ${figures.otherCores.toFixed(2)}${figures.sampleError ? `; first error: ${figures.sampleError}` : ''}${figures.executionErrors.length ? `; execution errors: ${figures.executionErrors.slice(0, 2).join(' | ')}` : ''}`,
+				);
+			}
+		};
+		// Size by size, plan by plan: our node's next run with a key comes after the other plans'
+		// runs, so its rate gate's last window has (mostly) ended and few runs wait for it.
+		for (const latency of latencies)
+			for (let size = 0; size < 5; size++)
+				for (const plan of runPlans) {
+					const [sizeLabel, items] = sizes(plan)[size];
+					await run({ plan, latency, size: sizeLabel, items }, (contender) => [
+						{ n8n: main, path: pathOf(plan, contender), items },
+					]);
+				}
+		// 60 webhook executions of one item each, arriving together.
+		for (const plan of runPlans) {
+			await run(
+				{ plan, latency: LATENCIES[1], size: '60 executions × 1', items: 60, executions: 60 },
+				(contender) =>
+					Array.from({ length: 60 }, () => ({
+						n8n: main,
+						path: pathOf(plan, contender),
+						items: 1,
+					})),
+			);
+		}
+
+		// Two n8n processes on one key, as two queue-mode workers: each its own rate gate.
+		const scale = PLANS[2];
+		const twoProcessPath = pathOf(scale, 'decision-service');
+		const second = await startBenchN8n(
+			prepareBenchN8n(
+				join(work, 'user-2'),
+				tarball,
+				sandbox,
+				twoProcessDir,
+				[`makespan${scale.slug}decisionservice`],
+				credentials,
+				await freePort(),
+			),
+			[twoProcessPath],
+		);
+		started.push(second);
+		await runOnce(
+			sandbox,
+			scale,
+			NO_LATENCY,
+			'decision-service',
+			[{ n8n: second, path: twoProcessPath, items: 5 }],
+			windowMs,
+		);
+		const items = 3 * scale.limit;
+		const twoScenario: Scenario = {
+			plan: scale,
+			latency: LATENCIES[1],
+			size: `3 windows (${items}), half in each of two n8n processes`,
+			items,
+		};
+		const figures = await runOnce(
+			sandbox,
+			scale,
+			LATENCIES[1],
+			'decision-service',
+			[main, second].map((n8n) => ({ n8n, path: twoProcessPath, items: items / 2 })),
+			windowMs,
+		);
+		const twoRow: MakespanRow = {
+			plan: scale.name,
+			latency: LATENCIES[1].name,
+			size: twoScenario.size,
+			items,
+			contender: contenderLabel('decision-service'),
+			floorMs: floorOf(twoScenario, figures, windowMs),
+			figures,
+		};
+		console.log(
+			`two processes: makespan ${seconds(figures.makespanMs)} s, floor ${seconds(twoRow.floorMs)} s, failed ${figures.failed}, 429s to the user ${figures.rateLimitedToUser}, sent ${figures.sent429}, rate ${figures.rateRatio?.toFixed(3)}`,
+		);
+
+		const minutes = (performance.now() - begun) / 60_000;
+		const report = `${table(rows)}\n\nTwo n8n processes on one key:\n\n${table([twoRow])}`;
+		console.log(`\n${report}\n\nTook ${minutes.toFixed(1)} minutes.\n`);
+		const base = label ? `makespan-${label}` : 'makespan';
+		mkdirSync(outDir, { recursive: true });
+		const points: RatioPoint[] = rows.map((row) => ({
+			label: `${row.plan.split(' ')[0]} ${row.latency.split(',')[0]} ${row.size.split(' (')[0]}`,
+			contender: row.contender.startsWith('decision-service') ? 'decision-service' : row.contender,
+			ratio: row.figures.failed > 0 ? null : row.figures.makespanMs / row.floorMs,
+		}));
+		const plot = await renderRatioPlot(
+			points,
+			outDir,
+			`${base}-ratio.png`,
+			`makespan ÷ floor, items failed not drawn${label ? ` (${label})` : ''}; window ${windowMs / 1000} s`,
+		);
+		writeFileSync(
+			join(outDir, `${base}.json`),
+			`${JSON.stringify(
+				{
+					date: new Date().toISOString(),
+					n8n: N8N_VERSION,
+					windowMs,
+					subset,
+					minutes,
+					machine: {
+						cpus: cpus().length,
+						model: cpus()[0]?.model,
+						memoryGb: Math.round(totalmem() / 2 ** 30),
+					},
+					rows,
+					twoProcesses: twoRow,
+				},
+				(key, value) => (key === 'timestamps' || key === 'held' ? undefined : value),
+				2,
+			)}\n`,
+		);
+		writeFileSync(join(outDir, `${base}-table.md`), `${report}\n\nPlot: ${plot}\n`);
+		console.log(`Wrote ${outDir}: ${base}.json, ${base}-table.md, ${plot}`);
+		const beforeFile = join(outDir, 'makespan-before.json');
+		if (!label && existsSync(beforeFile)) {
+			const compared = compareTable(JSON.parse(readFileSync(beforeFile, 'utf8')), {
+				rows,
+				twoProcesses: twoRow,
+			});
+			writeFileSync(join(outDir, 'makespan-compare.md'), `${compared}\n`);
+			console.log(`\nBefore → after (our node, default settings):\n\n${compared}\n`);
+		}
+	} finally {
+		for (const n8n of started) await n8n.instance.stop();
+		await sandbox.close();
+		rmSync(work, { recursive: true, force: true });
+	}
+}
