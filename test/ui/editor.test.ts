@@ -7,6 +7,7 @@
  * the credential and no decision yet). The test then works in the editor like a user:
  *
  *  1. signs in at /signin as the owner;
+ *  1c. opens each shipped example: its Outputs list carries no "outdated" warning;
  *  1b. in a second workflow (a trigger and an AI Agent), finds the node as a new user does: the
  *     panel opened by the + after the trigger, searched for the words users type, then the panel's
  *     top-right +, then the agent's Tool slot (the tool variant); adds it from each;
@@ -41,6 +42,7 @@ import {
 	CREDENTIAL_ID,
 	CREDENTIAL_NAME,
 	NODE_TYPE,
+	exampleWorkflows,
 	OWNER,
 	freePort,
 	packTarball,
@@ -365,6 +367,7 @@ async function setUp(): Promise<void> {
 		sandboxBaseUrl: sb.baseUrl,
 		apiKey: DEMO_KEYS.pro,
 		port: await freePortPair(),
+		workflowsDir: join(projectRoot, 'examples'),
 	});
 	n8n = await startN8n(prepared, {
 		log: (chunk) => {
@@ -535,6 +538,25 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 		);
 		await page.keyboard.press('Control+s');
 		expect((await saved).status()).toBe(200);
+	});
+
+	step('opens each shipped example with no "outdated" warning on its Outputs list', async () => {
+		for (const example of exampleWorkflows()) {
+			const decide = example.nodes.find(
+				(node) =>
+					node.type === NODE_TYPE &&
+					(node.parameters.operation ?? 'decide') === 'decide' &&
+					(node.parameters.outputMode ?? 'routeToOutputs') === 'routeToOutputs',
+			);
+			if (!decide) continue;
+			await page.goto(`${n8n!.url}/workflow/${example.id}`);
+			await openNode(decide.name);
+			// The list loaded from the decision, its rows shown…
+			await eventually(outputRows, (rows) => expect(rows).toContain('Uncertain'));
+			// …and no stale-data triangle ("Outputs are outdated. Refresh to see the changes").
+			expect(await ndv().locator('[class*="staleDataWarning"]').count()).toBe(0);
+			await closeNode();
+		}
 	});
 
 	step(
