@@ -584,6 +584,14 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 
 	step('searches the Decision list and picks ticket-routing', async () => {
 		await openNode(NODE_NAME);
+		// Nothing red before the user did anything: a neutral notice says what to pick first.
+		await eventually(
+			() => ndv().getByTestId('empty-fields-notice').allInnerTexts(),
+			(texts) => expect(texts.join(' ')).toMatch(/Pick a decision above/),
+		);
+		expect(await ndv().getByText('Pick a decision to load its context fields').count()).toBe(0);
+		expect(await ndv().getByText('Pick a decision first').count()).toBe(0);
+		await screenshot('00-before-a-decision-is-picked');
 		// The credential of the sandbox is attached to the node.
 		await eventually(
 			() => selectedOption(ndv().getByTestId('node-credentials-select')),
@@ -641,6 +649,13 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 	step(
 		'routes to one output per option on the canvas (switching Output back and forth)',
 		async () => {
+			// The choice that removes wires says so before it is made.
+			await ndv().getByTestId('parameter-input-outputMode').click();
+			await eventually(
+				() => page.getByRole('option', { name: /^Single Output/ }).innerText(),
+				(text) => expect(text).toMatch(/removes the other outputs/),
+			);
+			await page.keyboard.press('Escape');
 			await chooseOption('outputMode', 'Single Output');
 			await eventually(
 				() => outputHandles(NODE_NAME).count(),

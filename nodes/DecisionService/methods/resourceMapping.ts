@@ -34,7 +34,8 @@ const FIELD_TYPES: Record<ContextField['type'], FieldType> = {
 /** The decision's declared context fields, as the Decide input form. */
 export async function getContextFields(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
 	const decision = await currentDecision(this);
-	if (!decision) return { fields: [] };
+	if (!decision)
+		return { fields: [], emptyFieldsNotice: 'Pick a decision above: its fields appear here.' };
 	return {
 		fields: decision.context.fields.map(
 			(field): ResourceMapperField => ({
@@ -59,7 +60,12 @@ export async function getContextFields(this: ILoadOptionsFunctions): Promise<Res
  */
 export async function getRouteOutputs(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
 	const decision = await currentDecision(this);
-	if (!decision) return { fields: [] };
+	if (!decision) {
+		return {
+			fields: [],
+			emptyFieldsNotice: 'Pick a decision above: its answers become the outputs.',
+		};
+	}
 	const saved = this.getCurrentNodeParameter('routes') as ResourceMapperValue | undefined;
 	return { fields: outputsListFor(decision, Array.isArray(saved?.schema) ? saved.schema : []) };
 }

@@ -43,6 +43,9 @@ const properties: INodeProperties[] = [
 				multiKeyMatch: false,
 				supportAutoMap: true,
 				valuesLabel: 'Context Fields',
+				// Nothing red before the user did anything: with no decision picked the method returns an
+				// info notice instead (emptyFieldsNotice), and n8n's "no fields" error stays hidden.
+				hideNoDataError: true,
 				noFieldsError:
 					'Pick a decision to load its context fields. If it declares none, use Text or JSON input.',
 			},
@@ -83,7 +86,13 @@ const properties: INodeProperties[] = [
 				description:
 					'One output per option, level or label, plus Uncertain, Pending Review and Other',
 			},
-			{ name: 'Single Output', value: 'singleOutput', description: 'Add the result to each item' },
+			{
+				name: 'Single Output',
+				value: 'singleOutput',
+				// n8n drops the wires of outputs that vanish: say so before the user picks it.
+				description:
+					'Add the result to each item, on one output (removes the other outputs’ wires)',
+			},
 		],
 	},
 	{
@@ -103,14 +112,15 @@ const properties: INodeProperties[] = [
 				addAllFields: true,
 				multiKeyMatch: false,
 				supportAutoMap: false,
+				hideNoDataError: true,
 				noFieldsError: 'Pick a decision first: its options, levels or labels become the outputs.',
 			},
 		},
+		hint: 'A score goes to its level; a classified item goes to each of its labels.',
 		displayOptions: { show: { outputMode: ['routeToOutputs'], '@tool': [false] } },
 	},
 	{
-		displayName:
-			'Outputs never move: a refresh keeps every output where it is, adds new options at the end, marks options the service no longer has (remove them here when you want) and keeps an "Error (kept in place)" output where the error output was. Score items go to the level at round(raw_score); classify items go to every retained label.',
+		displayName: 'Outputs never move: a refresh adds new answers at the end and keeps every wire.',
 		name: 'routesNotice',
 		type: 'notice',
 		default: '',
