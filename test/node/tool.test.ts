@@ -222,6 +222,15 @@ describe('failures reach the agent as short text that says what to do', () => {
 		...input,
 	});
 
+	it('dropped in with only a decision picked, it takes the text from the model', async () => {
+		const result = await call({
+			parameters: parameters('ticket-routing', {}),
+			calls: [{ text: 'I was charged twice on my invoice, please refund the duplicate payment.' }],
+			credentials: credentialsFor(DEMO_KEYS.pro),
+		});
+		expect(answerOf(result, 0).choice).toBe('billing');
+	});
+
 	it('a revoked key: check the key, and the key is not in the text', async () => {
 		const result = await call({
 			parameters: parameters('ticket-routing'),

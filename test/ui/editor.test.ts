@@ -523,6 +523,12 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 			.first()
 			.click();
 		await ndv().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+		// Pre-set for an agent: the model writes the text, nothing to fill in but the decision.
+		await eventually(
+			() => selectedOption(ndv().getByTestId('parameter-input-inputMode')),
+			(value) => expect(value).toBe('Text'),
+		);
+		expect(await ndv().getByTestId('parameter-input-text').innerText()).toMatch(/\$fromAI/);
 		await closeNode();
 		// A fourth node on the canvas: the tool, attached to the agent.
 		await eventually(

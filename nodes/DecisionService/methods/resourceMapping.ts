@@ -67,5 +67,8 @@ export async function getRouteOutputs(this: ILoadOptionsFunctions): Promise<Reso
 		};
 	}
 	const saved = this.getCurrentNodeParameter('routes') as ResourceMapperValue | undefined;
-	return { fields: outputsListFor(decision, Array.isArray(saved?.schema) ? saved.schema : []) };
+	const fields = outputsListFor(decision, Array.isArray(saved?.schema) ? saved.schema : []);
+	// As a tool, the list only names the answers in the agent's description: shown, not edited.
+	const asTool = this.getNode().type.endsWith('Tool');
+	return { fields: asTool ? fields.map((field) => ({ ...field, readOnly: true })) : fields };
 }

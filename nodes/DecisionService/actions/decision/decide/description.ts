@@ -4,6 +4,20 @@ import { toolDescriptionOf } from '../../../expressions';
 import { decisionLocator } from '../../common';
 import { DEFAULT_MAX_CONCURRENCY, MAX_IN_FLIGHT } from '../../../../../src/client';
 
+const INPUT_MODES: INodeProperties['options'] = [
+	{
+		name: 'Map Fields',
+		value: 'mapFields',
+		description: 'Fill in the context fields the decision declares',
+	},
+	{ name: 'Text', value: 'text', description: 'Send one free text' },
+	{
+		name: 'JSON',
+		value: 'json',
+		description: 'Send a JSON object (by default the whole item)',
+	},
+];
+
 const properties: INodeProperties[] = [
 	decisionLocator,
 	{
@@ -12,19 +26,18 @@ const properties: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		default: 'mapFields',
-		options: [
-			{
-				name: 'Map Fields',
-				value: 'mapFields',
-				description: 'Fill in the context fields the decision declares',
-			},
-			{ name: 'Text', value: 'text', description: 'Send one free text' },
-			{
-				name: 'JSON',
-				value: 'json',
-				description: 'Send a JSON object (by default the whole item)',
-			},
-		],
+		options: INPUT_MODES,
+		displayOptions: { hide: { '@tool': [true] } },
+	},
+	// As an agent's tool, the model writes the text: nothing to fill in to get started.
+	{
+		displayName: 'Input',
+		name: 'inputMode',
+		type: 'options',
+		noDataExpression: true,
+		default: 'text',
+		options: INPUT_MODES,
+		displayOptions: { show: { '@tool': [true] } },
 	},
 	{
 		displayName: 'Fields',
@@ -60,7 +73,18 @@ const properties: INodeProperties[] = [
 		default: '={{ $json.text }}',
 		required: true,
 		description: 'The free text the decision is asked about',
-		displayOptions: { show: { inputMode: ['text'] } },
+		displayOptions: { show: { inputMode: ['text'] }, hide: { '@tool': [true] } },
+	},
+	{
+		displayName: 'Text',
+		name: 'text',
+		type: 'string',
+		typeOptions: { rows: 2 },
+		default:
+			"={{ $fromAI('text', 'The text the decision is asked about, as the user wrote it', 'string') }}",
+		required: true,
+		description: 'What the agent sends; by default the model fills it in',
+		displayOptions: { show: { inputMode: ['text'], '@tool': [true] } },
 	},
 	{
 		displayName: 'JSON',
@@ -139,7 +163,7 @@ const properties: INodeProperties[] = [
 			resourceMapper: {
 				resourceMapperMethod: 'getRouteOutputs',
 				mode: 'map',
-				valuesLabel: 'Answers the decision can give (loaded from it, nothing to fill in)',
+				valuesLabel: 'Answers the decision can give',
 				fieldWords: { singular: 'answer', plural: 'answers' },
 				addAllFields: true,
 				multiKeyMatch: false,
