@@ -2,3 +2,4 @@
 // rule and the HTML report. No n8n, no I/O: the node wires it (docs/evaluate.md).
 export * from './close-call';
 export * from './metrics';
+export * from './report-html';
