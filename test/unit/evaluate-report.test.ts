@@ -105,7 +105,7 @@ describe('the route report', () => {
 		const tags = [...html.matchAll(/<([a-z][a-z0-9]*)([^>]*)>/g)];
 		expect(tags.length).toBeGreaterThan(50);
 		for (const [, , attributes] of tags) {
-			expect(attributes).toMatch(/^(\s+[a-zA-Z][a-zA-Z-]*(="[^"<>]*")?)*\s*\/?$/);
+			expect(attributes).toMatch(/^(\s+[a-zA-Z][a-zA-Z0-9-]*(="[^"<>]*")?)*\s*\/?$/);
 			expect(attributes.replace(/="[^"]*"/g, '')).not.toContain('onerror');
 		}
 		expect(html).toContain(escapeHtml(HOSTILE));
