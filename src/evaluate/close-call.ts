@@ -14,6 +14,28 @@ export interface EvaluationDecision {
 }
 
 /**
+ * The evaluation's view of a decision as `GET /decisions/{slug}` (or the node's saved outputs)
+ * gives it: the keys of its type. Thresholds are not in that answer; pass them when known.
+ */
+export function evaluationDecisionOf(
+	decision: {
+		type: DecisionType;
+		options?: readonly string[];
+		levels?: readonly string[];
+		labels?: readonly string[];
+	},
+	thresholds?: ReadonlyMap<string, number>,
+): EvaluationDecision {
+	const keys =
+		decision.type === 'route'
+			? decision.options
+			: decision.type === 'score'
+				? decision.levels
+				: decision.labels;
+	return { type: decision.type, keys: [...(keys ?? [])], ...(thresholds ? { thresholds } : {}) };
+}
+
+/**
  * The fields of a run the evaluation reads. `RunAnswer` and `Run` of src/contract both fit; every
  * field but `status` may be missing (a run carried by an item may have been simplified).
  */

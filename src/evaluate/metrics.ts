@@ -19,7 +19,10 @@ import { answerOf, marginOf, type EvaluatedRun, type EvaluationDecision } from '
 //   index, the key and the decision's keys); the other items are still evaluated.
 
 export interface ScoredItem {
-	/** route: an option key; score: a level label (as the legend has it); classify: the label keys. */
+	/**
+	 * route: an option key; score: a level label (as the legend's values have it) or a level index
+	 * (a number, 0 = lowest, as the legend's keys); classify: a list of label keys.
+	 */
 	expected: unknown;
 	run: EvaluatedRun;
 	/** Units this item cost: 1 for a fresh decide, 0 for an item scored from a run it already carried. */
@@ -243,6 +246,14 @@ export function checkExpected(
 			if (!labels.includes(label)) labels.push(label);
 		}
 		return { ok: true, value: labels };
+	}
+	if (decision.type === 'score' && typeof expected === 'number') {
+		// A number is a level index (0 = the lowest), as the legend's keys are; a string is a label.
+		const label = Number.isInteger(expected) ? knownKeys[expected] : undefined;
+		if (label !== undefined) return { ok: true, value: label };
+		return invalid(
+			`the expected level ${expected} is not a level index (0 to ${knownKeys.length - 1}) nor a level label (${list}).`,
+		);
 	}
 	if (typeof expected !== 'string') {
 		return invalid(`the expected ${what} must be one ${what} key (${list}).`);

@@ -1,6 +1,7 @@
 import {
 	evaluate,
 	evaluateOrThrow,
+	evaluationDecisionOf,
 	EvaluationInputError,
 	DEFAULT_THRESHOLDS,
 	type EvaluatedRun,
@@ -361,6 +362,26 @@ describe('score', () => {
 		expect(metrics.classes[1]).toMatchObject({ key: 'warm', predicted: 0, precision: null });
 	});
 
+	it('takes a number as a level index (0 = lowest), as the legend keys are', () => {
+		// 0 → cold (right: raw 0.2 is cold); 2 → hot (raw 0.4 is cold: 2 levels off)
+		const { metrics: m, problems } = evaluate(decision, [
+			item(0, scoreRun('ok', 0.2)),
+			item(2, scoreRun('ok', 0.4)),
+			item(4, scoreRun('ok', 0.4)),
+			item(1.5, scoreRun('ok', 0.4)),
+		]);
+		if (m.type !== 'score') throw new Error('score');
+		expect(m.items.map((o) => o.expected)).toEqual(['cold', 'hot']);
+		expect(m.meanAbsoluteError).toBe(1);
+		expect(problems.map((p) => [p.index, p.code])).toEqual([
+			[2, 'invalid_expected'],
+			[3, 'invalid_expected'],
+		]);
+		expect(problems[0].message).toBe(
+			'Item 2: the expected level 4 is not a level index (0 to 3) nor a level label ("cold", "warm", "hot", "sales-ready").',
+		);
+	});
+
 	it('rejects an expected level that is not a level label', () => {
 		const { problems } = evaluate(decision, [item('Cold', scoreRun('ok', 0))]);
 		expect(problems[0].message).toBe(
@@ -506,5 +527,25 @@ describe("names that are JavaScript's own", () => {
 			['constructor', 0.5],
 			['tostring', 1],
 		]);
+	});
+});
+
+describe('evaluationDecisionOf', () => {
+	it('takes the keys of the decision type from a decision as the API gives it', () => {
+		expect(evaluationDecisionOf({ type: 'route', options: ['a', 'b'], labels: ['x'] })).toEqual({
+			type: 'route',
+			keys: ['a', 'b'],
+		});
+		expect(evaluationDecisionOf({ type: 'score', levels: ['low', 'high'] })).toEqual({
+			type: 'score',
+			keys: ['low', 'high'],
+		});
+		const thresholds = new Map([['toxic', 0.7]]);
+		expect(evaluationDecisionOf({ type: 'classify', labels: ['toxic'] }, thresholds)).toEqual({
+			type: 'classify',
+			keys: ['toxic'],
+			thresholds,
+		});
+		expect(evaluationDecisionOf({ type: 'classify' })).toEqual({ type: 'classify', keys: [] });
 	});
 });
