@@ -1,0 +1,5 @@
+// The pure core of the Evaluate operation (issue 22): metrics over labeled items, the close-call
+// rule and the HTML report. No n8n, no I/O: the node wires it (docs/evaluate.md).
+export * from './close-call';
+export * from './metrics';
+export * from './report-html';

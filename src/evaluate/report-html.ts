@@ -1,0 +1,243 @@
+import type { ClassMetrics, Confusion, CoverageRow, Metrics, NameCount } from './metrics';
+
+// A self-contained HTML page from the metrics: no external asset, no script; inline CSS and SVG.
+// Every string from data (keys, labels, model and engine names, the title) is escaped: keys are
+// untrusted (`<script>`, quotes, `constructor`). Figures are formatted by the exported helpers, so
+// a test can check the page shows exactly the metrics.
+
+export interface ReportOptions {
+	/** Page title; default "Decision evaluation". */
+	title?: string;
+	/** The decision's name or slug, shown under the title. */
+	decision?: string;
+	/** When the evaluation ran, shown as given (the caller formats it: this module has no clock). */
+	generatedAt?: string;
+}
+
+/** Escapes text for HTML content and quoted attribute values. */
+export function escapeHtml(text: string): string {
+	return text
+		.replace(/&/g, '&amp;')
+		.replace(/</g, '&lt;')
+		.replace(/>/g, '&gt;')
+		.replace(/"/g, '&quot;')
+		.replace(/'/g, '&#39;');
+}
+
+/** A share as a percentage with one decimal ("66.7%"); "–" when undefined. */
+export function formatRate(value: number | null | undefined): string {
+	return value === null || value === undefined || !Number.isFinite(value)
+		? '–'
+		: `${(value * 100).toFixed(1)}%`;
+}
+
+/** A number with `digits` decimals; "–" when undefined. */
+export function formatNumber(value: number | null | undefined, digits = 2): string {
+	return value === null || value === undefined || !Number.isFinite(value)
+		? '–'
+		: value.toFixed(digits);
+}
+
+const TYPE_NAMES = { route: 'Route', score: 'Score', classify: 'Classify' } as const;
+
+const CSS = `
+*{box-sizing:border-box}
+body{margin:0;padding:16px;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2433;background:#f6f7fb}
+main{max-width:960px;margin:0 auto}
+h1{font-size:1.5rem;margin:0 0 4px}
+h2{font-size:1.15rem;margin:28px 0 8px}
+.sub{color:#5b6478;margin:0 0 16px}
+.figures{display:grid;grid-template-columns:repeat(auto-fill,minmax(140px,1fr));gap:10px}
+.figure{background:#fff;border:1px solid #e1e4ee;border-radius:10px;padding:10px 12px}
+.figure .value{display:block;font-size:1.45rem;font-weight:650}
+.figure .label{display:block;color:#5b6478;font-size:.85rem}
+.scroll{overflow-x:auto;-webkit-overflow-scrolling:touch;background:#fff;border:1px solid #e1e4ee;border-radius:10px}
+table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
+th,td{padding:6px 8px;text-align:right;border-bottom:1px solid #eef0f5;white-space:nowrap}
+th:first-child,td:first-child{text-align:left}
+thead th{background:#fafbfd;font-weight:600}
+td.cell{min-width:44px;text-align:center}
+td.diag{outline:2px solid #1d2433;outline-offset:-2px}
+.key{overflow-wrap:anywhere;white-space:normal;max-width:14em}
+.chart{background:#fff;border:1px solid #e1e4ee;border-radius:10px;padding:8px}
+.chart svg{display:block;width:100%;height:auto}
+.legend{font-size:.85rem;color:#5b6478;margin:6px 0 0}
+.swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin:0 4px 0 10px;vertical-align:middle}
+.note{font-size:.85rem;color:#5b6478}
+ul.mix{margin:0;padding-left:18px}
+@media (max-width:480px){body{padding:10px;font-size:14px}.figure .value{font-size:1.2rem}}
+`;
+
+function figure(id: string, label: string, value: string): string {
+	return `<div class="figure" data-figure="${escapeHtml(id)}"><span class="value">${escapeHtml(value)}</span><span class="label">${escapeHtml(label)}</span></div>`;
+}
+
+function headline(metrics: Metrics): string {
+	const recommended = metrics.recommended.confidence;
+	const figures = [
+		figure('accuracy', 'Accuracy (answered items)', formatRate(metrics.accuracy)),
+		figure('coverage', 'Answered', formatRate(metrics.coverage)),
+		figure('uncertain', 'Uncertain', formatRate(metrics.uncertainRate)),
+		figure('pending', 'Pending review', formatRate(metrics.pendingRate)),
+		figure('items', 'Items evaluated', String(metrics.total)),
+		figure('units', 'Units charged', String(metrics.units.charged)),
+		figure(
+			'recommended',
+			`Confidence for ${formatRate(metrics.targetAccuracy)} accuracy`,
+			recommended ? formatNumber(recommended.threshold) : 'not reached',
+		),
+	];
+	if (metrics.type === 'route') {
+		figures.push(figure('macro-f1', 'Macro F1', formatNumber(metrics.macroF1)));
+	} else if (metrics.type === 'score') {
+		figures.push(
+			figure('mae', 'Mean level error', formatNumber(metrics.meanAbsoluteError)),
+			figure('within-one', 'Within one level', formatRate(metrics.withinOneAccuracy)),
+		);
+	} else {
+		figures.push(
+			figure('exact-set', 'Exact label set', formatRate(metrics.exactSetMatch)),
+			figure('hamming', 'Hamming loss', formatNumber(metrics.hammingLoss, 3)),
+			figure('macro-f1', 'Macro F1', formatNumber(metrics.macroF1)),
+		);
+	}
+	if (metrics.otherRate) figures.push(figure('other', 'Other', formatRate(metrics.otherRate)));
+	return `<section class="figures">${figures.join('')}</section>`;
+}
+
+/** Heat: the share of the row, as a blue background; the text stays readable on dark cells. */
+function heat(count: number, rowTotal: number): string {
+	const share = rowTotal ? count / rowTotal : 0;
+	const alpha = (0.08 + share * 0.82).toFixed(2);
+	const color = share > 0.55 ? '#fff' : '#1d2433';
+	return count ? `background:rgba(37,99,235,${alpha});color:${color}` : '';
+}
+
+function confusionTable(confusion: Confusion): string {
+	const head = confusion.keys.map((key) => `<th class="key">${escapeHtml(key)}</th>`).join('');
+	const body = confusion.rows
+		.map((row, i) => {
+			const cells = row.predicted
+				.map(
+					(count, j) =>
+						`<td class="cell${i === j ? ' diag' : ''}" style="${heat(count, row.total)}">${count}</td>`,
+				)
+				.join('');
+			return `<tr><th class="key" scope="row">${escapeHtml(row.expected)}</th>${cells}<td class="cell">${row.uncertain}</td><td class="cell">${row.pending}</td><td class="cell">${row.other}</td><td>${row.total}</td></tr>`;
+		})
+		.join('');
+	return `<h2>Confusion matrix</h2><p class="note">Rows: the expected answer. Columns: what the decision answered. The outlined cells are right.</p><div class="scroll"><table class="confusion"><thead><tr><th>Expected ↓ / answered →</th>${head}<th>Uncertain</th><th>Pending</th><th>Other</th><th>Total</th></tr></thead><tbody>${body}</tbody></table></div>`;
+}
+
+function classTable(title: string, classes: readonly ClassMetrics[]): string {
+	const rows = classes
+		.map(
+			(c) =>
+				`<tr data-key="${escapeHtml(c.key)}"><td class="key">${escapeHtml(c.key)}</td><td>${c.support}</td><td>${c.predicted}</td><td>${formatRate(c.precision)}</td><td>${formatRate(c.recall)}</td><td>${formatNumber(c.f1)}</td></tr>`,
+		)
+		.join('');
+	return `<h2>${escapeHtml(title)}</h2><div class="scroll"><table class="classes"><thead><tr><th></th><th>Expected</th><th>Answered</th><th>Precision</th><th>Recall</th><th>F1</th></tr></thead><tbody>${rows}</tbody></table></div><p class="note">Precision: of the items given this answer, how many were right ("–" when never given). Recall: of the answered items that expected it, how many got it.</p>`;
+}
+
+const W = 640;
+const H = 300;
+const PAD = { left: 48, right: 16, top: 16, bottom: 40 };
+const x = (t: number) => PAD.left + t * (W - PAD.left - PAD.right);
+const y = (v: number) => PAD.top + (1 - v) * (H - PAD.top - PAD.bottom);
+const fixed = (n: number) => n.toFixed(1);
+
+function curve(
+	title: string,
+	rows: readonly CoverageRow[],
+	recommended: CoverageRow | null,
+	axis: string,
+): string {
+	const line = (pick: (row: CoverageRow) => number | null) =>
+		rows
+			.filter((row) => pick(row) !== null)
+			.map((row) => `${fixed(x(row.threshold))},${fixed(y(pick(row) as number))}`)
+			.join(' ');
+	const grid = [0, 0.25, 0.5, 0.75, 1]
+		.map(
+			(v) =>
+				`<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${fixed(y(v))}" y2="${fixed(y(v))}" stroke="#eef0f5"/><text x="${PAD.left - 6}" y="${fixed(y(v) + 4)}" text-anchor="end" font-size="11" fill="#5b6478">${v * 100}%</text><text x="${fixed(x(v))}" y="${H - PAD.bottom + 16}" text-anchor="middle" font-size="11" fill="#5b6478">${v.toFixed(2)}</text>`,
+		)
+		.join('');
+	const marker = recommended
+		? `<line x1="${fixed(x(recommended.threshold))}" x2="${fixed(x(recommended.threshold))}" y1="${PAD.top}" y2="${H - PAD.bottom}" stroke="#16a34a" stroke-width="2" stroke-dasharray="5 4"/><text x="${fixed(x(recommended.threshold) + 4)}" y="${PAD.top + 12}" font-size="12" fill="#15803d" data-recommended="${recommended.threshold}">${escapeHtml(`≥ ${formatNumber(recommended.threshold)}`)}</text>`
+		: '';
+	const svg = `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${escapeHtml(title)}" xmlns="http://www.w3.org/2000/svg">${grid}<polyline fill="none" stroke="#2563eb" stroke-width="2.5" points="${line((r) => r.accuracy)}"/><polyline fill="none" stroke="#f59e0b" stroke-width="2.5" points="${line((r) => r.coverage)}"/>${marker}<text x="${fixed((W + PAD.left) / 2)}" y="${H - 6}" text-anchor="middle" font-size="12" fill="#1d2433">${escapeHtml(axis)}</text></svg>`;
+	const table = rows
+		.map(
+			(row) =>
+				`<tr${recommended && row.threshold === recommended.threshold ? ' class="recommended"' : ''}><td>${formatNumber(row.threshold)}</td><td>${row.count}</td><td>${formatRate(row.coverage)}</td><td>${formatRate(row.accuracy)}</td></tr>`,
+		)
+		.join('');
+	return `<h2>${escapeHtml(title)}</h2><div class="chart">${svg}<p class="legend"><span class="swatch" style="background:#2563eb"></span>accuracy<span class="swatch" style="background:#f59e0b"></span>share of items kept<span class="swatch" style="background:#16a34a"></span>lowest threshold reaching the target</p></div><details><summary>Table</summary><div class="scroll"><table class="coverage"><thead><tr><th>${escapeHtml(axis)} at least</th><th>Items</th><th>Kept</th><th>Accuracy</th></tr></thead><tbody>${table}</tbody></table></div></details>`;
+}
+
+function histogram(bins: ReadonlyArray<{ error: number; count: number }>): string {
+	const max = Math.max(1, ...bins.map((b) => b.count));
+	const width = (W - PAD.left - PAD.right) / Math.max(1, bins.length);
+	const bars = bins
+		.map((bin, i) => {
+			const h = (bin.count / max) * (H - PAD.top - PAD.bottom);
+			const bx = PAD.left + i * width;
+			const label = bin.error > 0 ? `+${bin.error}` : String(bin.error);
+			return `<rect x="${fixed(bx + 3)}" y="${fixed(H - PAD.bottom - h)}" width="${fixed(width - 6)}" height="${fixed(h)}" fill="${bin.error === 0 ? '#16a34a' : '#2563eb'}"/><text x="${fixed(bx + width / 2)}" y="${fixed(H - PAD.bottom - h - 4)}" text-anchor="middle" font-size="12" fill="#1d2433">${bin.count}</text><text x="${fixed(bx + width / 2)}" y="${H - PAD.bottom + 16}" text-anchor="middle" font-size="12" fill="#5b6478">${label}</text>`;
+		})
+		.join('');
+	return `<h2>Level error</h2><div class="chart"><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="Level error histogram" xmlns="http://www.w3.org/2000/svg">${bars}<text x="${fixed((W + PAD.left) / 2)}" y="${H - 6}" text-anchor="middle" font-size="12">answered level − expected level</text></svg></div>`;
+}
+
+function mix(title: string, counts: readonly NameCount[]): string {
+	const items = counts
+		.map(
+			(c) => `<li>${c.name === null ? '<em>not given</em>' : escapeHtml(c.name)}: ${c.count}</li>`,
+		)
+		.join('');
+	return `<div><h2>${escapeHtml(title)}</h2><ul class="mix">${items || '<li>none</li>'}</ul></div>`;
+}
+
+/** The report as one self-contained HTML document. */
+export function renderReport(metrics: Metrics, options: ReportOptions = {}): string {
+	const title = options.title ?? 'Decision evaluation';
+	const subtitle = [
+		options.decision,
+		`${TYPE_NAMES[metrics.type]} decision`,
+		`${metrics.total} items (${metrics.units.fresh} decided now, ${metrics.units.reused} from runs they carried)`,
+		options.generatedAt,
+	]
+		.filter((part): part is string => typeof part === 'string' && part.length > 0)
+		.map(escapeHtml)
+		.join(' · ');
+	const sections: string[] = [headline(metrics)];
+	if (metrics.type === 'route') {
+		sections.push(confusionTable(metrics.confusion), classTable('Per option', metrics.classes));
+	} else if (metrics.type === 'score') {
+		sections.push(
+			histogram(metrics.errorHistogram),
+			confusionTable(metrics.confusion),
+			classTable('Per level', metrics.classes),
+		);
+	} else {
+		sections.push(classTable('Per label', metrics.labels));
+	}
+	sections.push(
+		curve(
+			'Which confidence to trust',
+			metrics.coverageByConfidence,
+			metrics.recommended.confidence,
+			'Confidence',
+		),
+		curve(
+			'Gap between the two most likely answers',
+			metrics.coverageByGap,
+			metrics.recommended.gap,
+			'Gap',
+		),
+		`<section class="figures">${mix('Engines', metrics.engines)}${mix('Models', metrics.models)}</section>`,
+		`<p class="note">Accuracy counts answered items only: uncertain and pending items lower the share answered, they are never counted wrong. Target accuracy: ${formatRate(metrics.targetAccuracy)}.</p>`,
+	);
+	return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title><style>${CSS}</style></head><body><main><h1>${escapeHtml(title)}</h1><p class="sub">${subtitle}</p>${sections.join('')}</main></body></html>`;
+}
