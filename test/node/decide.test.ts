@@ -3,7 +3,7 @@
  * uncertain and pending outputs, drift, local validation, rate limits and quota, error handling.
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
-import * as resourceMapping from '../../nodes/DecisionService/methods/resourceMapping';
+import * as resourceMapping from '../../nodes/DecisionService/methods/resource-mapping';
 import { loadOptionsContext, outputNames, type EngineCredentials } from '../../harness/n8n-engine';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
 import type { SandboxExchange } from '../../sandbox/server';

@@ -9,7 +9,7 @@ import type {
 	ResourceMapperField,
 	ResourceMapperValue,
 } from 'n8n-workflow';
-import { configuredOutputs } from '../../nodes/DecisionService/outputs';
+import { configuredOutputs } from '../../nodes/DecisionService/expressions';
 
 /**
  * What n8n's editor saves after loading the Outputs list (ResourceMapper.vue,

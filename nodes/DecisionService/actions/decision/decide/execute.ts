@@ -22,14 +22,8 @@ import type { DecideNodeOptions } from './description';
 import { inputFor, slugOf, type DecideInput } from './input';
 import { AnswerMemo, answerMemo } from './answer-memo';
 import { errorObject, failedItemJson } from './failed-item';
-import {
-	answerOf,
-	itemPerTarget,
-	otherNote,
-	routeLayout,
-	targetsFor,
-	type RouteLayout,
-} from './routing';
+import { answerOf, itemPerTarget, otherNote, targetsFor } from './routing';
+import { OUTPUTS_LIST_PARAMETER, outputsLayout, type OutputsLayout } from '../../../outputs-list';
 import { answerToolCall, runsAsTool } from './tool';
 
 type Prepared = { slug: string; input: DecideInput } | { error: Error };
@@ -162,7 +156,7 @@ async function decideAll(
 function placeResults(
 	items: INodeExecutionData[],
 	results: Array<RunAnswer | Error>,
-	layout: RouteLayout | undefined,
+	layout: OutputsLayout | undefined,
 	options: DecideNodeOptions,
 	usesErrorOutput: boolean,
 ): INodeExecutionData[][] {
@@ -219,10 +213,10 @@ export async function execute(
 	const decideEach = async () =>
 		await decideAll(this, client, await prepareItems(this, items, client, validate), options);
 	if (runsAsTool(this)) return await answerToolCall(items, decideEach);
-	let layout: RouteLayout | undefined;
+	let layout: OutputsLayout | undefined;
 	if (this.getNodeParameter('outputMode', 0) === 'routeToOutputs') {
-		const routes = this.getNodeParameter('routes', 0) as ResourceMapperValue;
-		layout = routeLayout(routes.schema ?? []);
+		const routes = this.getNodeParameter(OUTPUTS_LIST_PARAMETER, 0) as ResourceMapperValue;
+		layout = outputsLayout(routes.schema ?? []);
 	}
 	const results = await decideEach();
 	const usesErrorOutput = this.getNode().onError === 'continueErrorOutput';

@@ -6,7 +6,7 @@ import type {
 	ResourceMapperValue,
 } from 'n8n-workflow';
 import type { ContextField, Decision } from '../../../src/contract';
-import { outputsListFor } from '../outputsList';
+import { OUTPUTS_LIST_PARAMETER, outputsListFor } from '../outputs-list';
 import { toNodeError } from '../errors';
 import { createDecisionClient } from '../transport';
 
@@ -60,6 +60,8 @@ export async function getContextFields(this: ILoadOptionsFunctions): Promise<Res
 export async function getRouteOutputs(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
 	const decision = await currentDecision(this);
 	if (!decision) return { fields: [] };
-	const saved = this.getCurrentNodeParameter('routes') as ResourceMapperValue | undefined;
+	const saved = this.getCurrentNodeParameter(OUTPUTS_LIST_PARAMETER) as
+		| ResourceMapperValue
+		| undefined;
 	return { fields: outputsListFor(decision, Array.isArray(saved?.schema) ? saved.schema : []) };
 }
