@@ -144,7 +144,7 @@ describe('the contract reads answers keyed by such names', () => {
 		const body = JSON.stringify({ error: { code: 'constructor', message: 'odd' } });
 		const error = errorFromResponse(
 			{ status: 418, headers: {}, body },
-			{ label: 'decide', now: 0, rateWaitedMs: 0, secrets: [], url: 'x', metered: true },
+			{ label: 'decide', now: 0, rateWaitedMs: 0, secrets: [], url: 'x', retry: 'metered' },
 		);
 		expect(error).not.toBeInstanceOf(QuotaExceededError);
 		expect(error.code).toBe('constructor');
