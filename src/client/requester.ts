@@ -157,11 +157,11 @@ export class Requester {
 	}
 
 	async send<T>(operation: Operation<T>, signal?: AbortSignal): Promise<T> {
-		return this.limiter.run(() => this.attempt(operation, signal));
+		return this.limiter.run(() => this.sendWithRetries(operation, signal));
 	}
 
 	/** The request, repeated while retry.ts allows it, waiting on the rate gate before each send. */
-	private async attempt<T>(operation: Operation<T>, signal?: AbortSignal): Promise<T> {
+	private async sendWithRetries<T>(operation: Operation<T>, signal?: AbortSignal): Promise<T> {
 		const { maxRetries, timeoutMs, now } = this.options;
 		const url = `${this.baseUrl}${operation.path}`;
 		const body = operation.body === undefined ? undefined : JSON.stringify(operation.body);

@@ -10,16 +10,14 @@ import { OUTPUTS_LIST_PARAMETER, outputsListFor } from '../outputs-list';
 import { toNodeError } from '../errors';
 import { createDecisionClient } from '../transport';
 
-async function currentDecision(context: ILoadOptionsFunctions): Promise<Decision | undefined> {
-	const slug = String(
-		context.getCurrentNodeParameter('decision', { extractValue: true }) ?? '',
-	).trim();
+async function currentDecision(n8n: ILoadOptionsFunctions): Promise<Decision | undefined> {
+	const slug = String(n8n.getCurrentNodeParameter('decision', { extractValue: true }) ?? '').trim();
 	if (!slug) return undefined;
 	try {
-		const client = await createDecisionClient(context);
+		const client = await createDecisionClient(n8n);
 		return await client.getDecision(slug);
 	} catch (error) {
-		throw toNodeError(context.getNode(), error);
+		throw toNodeError(n8n.getNode(), error);
 	}
 }
 
