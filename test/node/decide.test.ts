@@ -8,6 +8,7 @@ import { loadOptionsContext, outputNames, type EngineCredentials } from '../../h
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
 import type { SandboxExchange } from '../../sandbox/server';
 import { decide, decideParameters, loadRoutes, locator, pairedIndexes } from './helpers';
+import { TICKET_ROUTING_OUTPUTS } from '../support/outputs';
 
 let sb: TestSandbox;
 const leaks: string[] = [];
@@ -56,15 +57,7 @@ describe('route decisions', () => {
 		const credentials = credentialsFor(DEMO_KEYS.free);
 		const routes = await loadRoutes('ticket-routing', credentials);
 		const names = outputNames(decideParameters('ticket-routing', routes));
-		expect(names).toEqual([
-			'billing',
-			'technical',
-			'sales',
-			'account',
-			'Uncertain',
-			'Pending Review',
-			'Other',
-		]);
+		expect(names).toEqual([...TICKET_ROUTING_OUTPUTS]);
 
 		const result = await run({ slug: 'ticket-routing', routes, items: tickets, credentials });
 		expect(result.error).toBeUndefined();

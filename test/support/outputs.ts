@@ -11,6 +11,17 @@ import type {
 } from 'n8n-workflow';
 import { configuredOutputs } from '../../nodes/DecisionService/expressions';
 
+/** The seven outputs of the sandbox's ticket-routing decision, as the canvas names them. */
+export const TICKET_ROUTING_OUTPUTS: readonly string[] = [
+	'billing',
+	'technical',
+	'sales',
+	'account',
+	'Uncertain',
+	'Pending Review',
+	'Other',
+];
+
 /**
  * What n8n's editor saves after loading the Outputs list (ResourceMapper.vue,
  * loadAndSetFieldsToMap, n8n 2.41): the fields the node's method returned, in their order, each

@@ -20,6 +20,7 @@ import {
 	outputsListFor,
 } from '../../nodes/DecisionService/outputs-list';
 import { evaluateOnNode } from '../../harness/n8n-engine';
+import { TICKET_ROUTING_OUTPUTS } from '../support/outputs';
 
 type Decision = Parameters<typeof outputsListFor>[0];
 const routeDecision = (options: string[], slug = 'ticket-routing'): Decision => ({
@@ -57,15 +58,7 @@ const saved = freshOutputsList(routeDecision(['billing', 'technical', 'sales', '
 
 describe('outputsListFor', () => {
 	it('loads a new decision as its keys, then Uncertain, Pending Review and Other, plus hidden data', () => {
-		expect(names(saved)).toEqual([
-			'billing',
-			'technical',
-			'sales',
-			'account',
-			'Uncertain',
-			'Pending Review',
-			'Other',
-		]);
+		expect(names(saved)).toEqual([...TICKET_ROUTING_OUTPUTS]);
 		const hidden = saved.filter((field) => field.display === false);
 		expect(hidden.map((field) => [field.id, field.displayName])).toEqual([
 			[HIDDEN_ENTRY.decision, 'ticket-routing'],
@@ -83,17 +76,7 @@ describe('outputsListFor', () => {
 		(_n, options) => {
 			const after = refreshed(routeDecision(options), saved);
 			expectStable(saved, after);
-			expect(names(after)).toEqual([
-				'billing',
-				'technical',
-				'sales',
-				'account',
-				'Uncertain',
-				'Pending Review',
-				'Other',
-				'Error (kept in place)',
-				'legal',
-			]);
+			expect(names(after)).toEqual([...TICKET_ROUTING_OUTPUTS, 'Error (kept in place)', 'legal']);
 		},
 	);
 
