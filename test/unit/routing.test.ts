@@ -289,7 +289,7 @@ describe('outputsLayout from the saved Outputs list', () => {
 		expect(targetsFor(run({ choice: 'sales' }), layout)).toEqual([layout.other]);
 	});
 
-	it('configuredOutputs uses the ids outputs.ts exports (it repeats them as literals)', () => {
+	it('configuredOutputs uses the ids outputs-list.ts exports (it repeats them as literals)', () => {
 		const names = configuredOutputs({
 			routes: {
 				schema: [
