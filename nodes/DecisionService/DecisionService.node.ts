@@ -12,7 +12,7 @@ import * as template from './actions/template';
 import * as listSearch from './methods/list-search';
 import * as loadOptions from './methods/load-options';
 import * as resourceMapping from './methods/resource-mapping';
-import { configuredOutputs, subtitleOf } from './expressions';
+import { configuredOutputs } from './expressions';
 
 export class DecisionService implements INodeType {
 	description: INodeTypeDescription = {
@@ -21,8 +21,11 @@ export class DecisionService implements INodeType {
 		icon: { light: 'file:decisionService.svg', dark: 'file:decisionService.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		// "Decide: ticket-routing": see subtitleOf (self-contained, evaluated from its source text).
-		subtitle: `={{(${subtitleOf})($parameter)}}`,
+		// "Decide: ticket-routing". n8n's lint and community scanner accept only a string literal
+		// here, so this is subtitleOf (expressions.ts, the readable one) written out;
+		// test/unit/outputs-list.test.ts evaluates both in n8n's expression engine and holds them equal.
+		subtitle:
+			'={{ (function (p) { var op = p.operation || "decide"; var at = ["decide", "create", "get", "getAll", "sendFeedback"].indexOf(op); var name = at === -1 ? op : ["Decide", "Create", "Get", "Get Many", "Send Feedback"][at]; var rl = p.decision; var slug = rl && typeof rl === "object" ? rl.value : rl; if ((p.resource || "decision") === "decision" && (op === "decide" || op === "get")) { return typeof slug === "string" && slug.trim() !== "" ? name + ": " + slug.trim() : name; } var resource = p.resource || "decision"; var what = resource === "decision" ? (op === "getAll" ? "decisions" : "decision") : resource === "template" ? "templates" : resource === "run" ? "run" : undefined; return name + ": " + what; })($parameter) }}',
 		description: 'Route, score and classify items with the Decision Service, one output per answer',
 		defaults: { name: 'Decision Service' },
 		usableAsTool: true,

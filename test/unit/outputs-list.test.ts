@@ -263,7 +263,20 @@ describe('the expressions repeat the Outputs list ids as literals (they cannot i
 		}
 	});
 
-	it('the subtitle is subtitleOf, evaluated from its source text', () => {
-		expect(new DecisionService().description.subtitle).toBe(`={{(${subtitleOf})($parameter)}}`);
+	it.each<INodeParameters>([
+		{},
+		{ decision: { __rl: true, mode: 'list', value: 'ticket-routing' } },
+		{ operation: 'get', decision: '  lead-scoring ' },
+		{ operation: 'getAll' },
+		{ operation: 'create' },
+		{ resource: 'template', operation: 'getAll' },
+		{ resource: 'run', operation: 'sendFeedback' },
+		{ operation: 'constructor' },
+		{ decision: { __rl: true, mode: 'id', value: '' } },
+	])('the subtitle literal says what subtitleOf says for %j', (parameters) => {
+		const literal = new DecisionService().description.subtitle as string;
+		expect(evaluateOnNode(parameters, literal)).toBe(
+			evaluateOnNode(parameters, `={{(${subtitleOf})($parameter)}}`),
+		);
 	});
 });
