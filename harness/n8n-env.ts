@@ -20,7 +20,7 @@ import {
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { INodeParameters } from 'n8n-workflow';
-import { configuredOutputs } from '../nodes/DecisionService/outputs';
+import { configuredOutputs } from '../nodes/DecisionService/expressions';
 import { ensureN8n, n8nNodeBinary, n8nVersion } from './n8n-install';
 
 export const projectRoot = resolve(__dirname, '..');

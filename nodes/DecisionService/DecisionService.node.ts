@@ -9,10 +9,10 @@ import * as decision from './actions/decision';
 import { router } from './actions/router';
 import * as run from './actions/run';
 import * as template from './actions/template';
-import * as listSearch from './methods/listSearch';
-import * as loadOptions from './methods/loadOptions';
-import * as resourceMapping from './methods/resourceMapping';
-import { configuredOutputs } from './outputs';
+import * as listSearch from './methods/list-search';
+import * as loadOptions from './methods/load-options';
+import * as resourceMapping from './methods/resource-mapping';
+import { configuredOutputs } from './expressions';
 
 export class DecisionService implements INodeType {
 	description: INodeTypeDescription = {
@@ -21,9 +21,9 @@ export class DecisionService implements INodeType {
 		icon: { light: 'file:decisionService.svg', dark: 'file:decisionService.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		// "Decide: ticket-routing": the operation, and the decision for Decide and Get (a string,
-		// as n8n's lint asks; test/unit/outputs-list.test.ts evaluates it in n8n's expression engine).
-		// No lookup by a saved value (`{…}[op]`): n8n's sandbox refuses `constructor` as a key.
+		// "Decide: ticket-routing". n8n's lint and community scanner accept only a string literal
+		// here, so this is subtitleOf (expressions.ts, the readable one) written out;
+		// test/unit/outputs-list.test.ts evaluates both in n8n's expression engine and holds them equal.
 		subtitle:
 			'={{ (function (p) { var op = p.operation || "decide"; var at = ["decide", "create", "get", "getAll", "sendFeedback"].indexOf(op); var name = at === -1 ? op : ["Decide", "Create", "Get", "Get Many", "Send Feedback"][at]; var rl = p.decision; var slug = rl && typeof rl === "object" ? rl.value : rl; if ((p.resource || "decision") === "decision" && (op === "decide" || op === "get")) { return typeof slug === "string" && slug.trim() !== "" ? name + ": " + slug.trim() : name; } var resource = p.resource || "decision"; var what = resource === "decision" ? (op === "getAll" ? "decisions" : "decision") : resource === "template" ? "templates" : resource === "run" ? "run" : undefined; return name + ": " + what; })($parameter) }}',
 		description: 'Route, score and classify items with the Decision Service, one output per answer',

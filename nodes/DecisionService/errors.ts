@@ -134,8 +134,7 @@ export function toNodeError(
 			itemIndex,
 			description: hintFor(error),
 		});
-		refused.context.mayHaveBeenCharged = false;
-		return refused;
+		return markCharge(refused, false);
 	}
 	if (error instanceof DecisionServiceError) {
 		// The service's code under a key n8n does not read as an HTTP status (it would rewrite the message).
@@ -147,12 +146,40 @@ export function toNodeError(
 			httpCode: error.status === undefined ? undefined : String(error.status),
 			itemIndex,
 		});
-		// Read by Decide for the `error` object of a failed item.
-		apiError.context.serviceCode = error.code;
-		apiError.context.mayHaveBeenCharged = error.mayHaveBeenCharged;
-		return apiError;
+		apiError.context[SERVICE_CODE] = error.code;
+		return markCharge(apiError, error.mayHaveBeenCharged);
 	}
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
 	const message = error instanceof Error ? error.message : String(error);
 	return new NodeOperationError(node, message, { itemIndex });
+}
+
+// What a failed Decide item says about the error (decide/failed-item.ts): written on the n8n error
+// here, read only through the two functions below. The verdict itself is the client's
+// (src/client/retry.ts, `mayHaveBeenCharged`); this only carries it across n8n's error class.
+const CHARGED = 'mayHaveBeenCharged';
+const SERVICE_CODE = 'serviceCode';
+
+function markCharge<E extends NodeApiError | NodeOperationError>(error: E, charged: boolean): E {
+	error.context[CHARGED] = charged;
+	return error;
+}
+
+/** Whether the request behind an error may have been charged: a client error or one toNodeError made. */
+export function mayHaveBeenCharged(error: unknown): boolean {
+	if (error instanceof DecisionServiceError) return error.mayHaveBeenCharged;
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+		return error.context[CHARGED] === true;
+	}
+	return false;
+}
+
+/** The service's error code behind an error (`quota_exceeded`…), when it had one. */
+export function serviceCodeOf(error: unknown): string | undefined {
+	if (error instanceof DecisionServiceError) return error.code;
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+		const code = error.context[SERVICE_CODE];
+		return typeof code === 'string' ? code : undefined;
+	}
+	return undefined;
 }

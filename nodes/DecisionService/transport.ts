@@ -25,7 +25,7 @@ interface DecisionServiceCredentials {
 	[key: string]: string;
 }
 
-type Context = IExecuteFunctions | ILoadOptionsFunctions;
+type N8nFunctions = IExecuteFunctions | ILoadOptionsFunctions;
 
 interface FullResponse {
 	statusCode: number;
@@ -51,11 +51,11 @@ function systemCodeOf(error: unknown, depth = 0): string | undefined {
  * the client decides what each one means. A failure without an answer propagates as n8n threw
  * it; describeTransportError tells the client what kind it was.
  */
-function n8nTransport(context: Context, credentials: DecisionServiceCredentials): Transport {
+function n8nTransport(n8n: N8nFunctions, credentials: DecisionServiceCredentials): Transport {
 	// Handed to n8n with every request so it does not load and decrypt the credential again each
 	// time (one lookup per execution instead of one per item).
 	const credentialsDecrypted: ICredentialsDecrypted = {
-		id: context.getNode().credentials?.[CREDENTIAL_TYPE]?.id ?? CREDENTIAL_TYPE,
+		id: n8n.getNode().credentials?.[CREDENTIAL_TYPE]?.id ?? CREDENTIAL_TYPE,
 		name: CREDENTIAL_TYPE,
 		type: CREDENTIAL_TYPE,
 		data: { ...credentials },
@@ -76,8 +76,8 @@ function n8nTransport(context: Context, credentials: DecisionServiceCredentials)
 			// origin (n8n re-adds the credential). A 3xx comes back as an answer the client refuses.
 			disableFollowRedirect: true,
 		};
-		const response = (await context.helpers.httpRequestWithAuthentication.call(
-			context,
+		const response = (await n8n.helpers.httpRequestWithAuthentication.call(
+			n8n,
 			CREDENTIAL_TYPE,
 			options,
 			{ credentialsDecrypted },
@@ -106,13 +106,13 @@ export type ClientSettings = Pick<
 
 /** A client for this node's credential. The rate gate is shared per base URL and key digest. */
 export async function createDecisionClient(
-	context: Context,
+	n8n: N8nFunctions,
 	settings: ClientSettings = {},
 ): Promise<DecisionClient> {
-	const credentials = await context.getCredentials<DecisionServiceCredentials>(CREDENTIAL_TYPE);
+	const credentials = await n8n.getCredentials<DecisionServiceCredentials>(CREDENTIAL_TYPE);
 	const checked = checkBaseUrl(credentials.baseUrl);
 	if (!checked.ok) {
-		throw new NodeOperationError(context.getNode(), checked.problem, {
+		throw new NodeOperationError(n8n.getNode(), checked.problem, {
 			description: 'Open the Decision Service credential and correct Base URL.',
 		});
 	}
@@ -122,7 +122,7 @@ export async function createDecisionClient(
 	const keyDigest = createHash('sha256').update(apiKey).digest('hex');
 	return new DecisionClient({
 		baseUrl,
-		transport: n8nTransport(context, credentials),
+		transport: n8nTransport(n8n, credentials),
 		describeTransportError,
 		sleep,
 		rateGateKey: `${baseUrl}|${keyDigest}`,

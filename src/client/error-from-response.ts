@@ -28,6 +28,7 @@ import {
 } from './errors';
 import { RATE_WAIT_MIN_MS, RATE_WINDOW_MAX_MS, retryAfterMs } from './rate-headers';
 import type { TransportResponse } from './transport';
+import { mayHaveBeenCharged, type RetryClass } from './retry';
 
 /** A header as a finite number, or undefined when absent or not a number. */
 export function headerNumber(headers: Record<string, string>, name: string): number | undefined {
@@ -48,8 +49,8 @@ export interface ResponseErrorContext {
 	secrets: readonly string[];
 	/** The request's URL, to read a relative Location against. */
 	url: string;
-	/** The request is charged per call (decide): an answer that does not prove otherwise may have been. */
-	metered: boolean;
+	/** The request's retry class (retry.ts), which says whether it is charged per call. */
+	retry: RetryClass;
 }
 
 interface Envelope {
@@ -232,8 +233,11 @@ export function errorFromResponse(
 		code: envelope.code,
 		details: envelope.details,
 		answeredByService: envelope.fromService,
-		// Only the service's own error answers are known not to be charged (see retry.ts).
-		mayHaveBeenCharged: context.metered && !envelope.fromService && status >= 500 && status !== 503,
+		mayHaveBeenCharged: mayHaveBeenCharged(context.retry, {
+			kind: 'error-answer',
+			status,
+			fromService: envelope.fromService,
+		}),
 		message: scrubSecrets(
 			`${context.label} failed (${status} ${envelope.code})${said}`,
 			context.secrets,

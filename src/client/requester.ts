@@ -15,7 +15,13 @@ import {
 	scrubSecrets,
 } from './errors';
 import { parseAnswer } from './parse';
-import { backoffMs, mayRetryErrorAnswer, mayRetryTransportFailure, type RetryClass } from './retry';
+import {
+	backoffMs,
+	mayHaveBeenCharged,
+	mayRetryErrorAnswer,
+	mayRetryTransportFailure,
+	type RetryClass,
+} from './retry';
 import { ConcurrencyLimiter, checkCapacity } from './limiter';
 import { DEFAULT_MAX_CONCURRENCY, MAX_IN_FLIGHT } from './concurrency';
 import { rateGateFor, type RateGate } from './rate-gate';
@@ -151,11 +157,11 @@ export class Requester {
 	}
 
 	async send<T>(operation: Operation<T>, signal?: AbortSignal): Promise<T> {
-		return this.limiter.run(() => this.attempt(operation, signal));
+		return this.limiter.run(() => this.sendWithRetries(operation, signal));
 	}
 
 	/** The request, repeated while retry.ts allows it, waiting on the rate gate before each send. */
-	private async attempt<T>(operation: Operation<T>, signal?: AbortSignal): Promise<T> {
+	private async sendWithRetries<T>(operation: Operation<T>, signal?: AbortSignal): Promise<T> {
 		const { maxRetries, timeoutMs, now } = this.options;
 		const url = `${this.baseUrl}${operation.path}`;
 		const body = operation.body === undefined ? undefined : JSON.stringify(operation.body);
@@ -199,7 +205,7 @@ export class Requester {
 				rateWaitedMs: wait.rateWaitedMs,
 				secrets: this.options.secrets,
 				url,
-				metered: operation.retry === 'metered',
+				retry: operation.retry,
 			});
 			if (error instanceof RateLimitedError) {
 				consecutive429s += 1;
@@ -263,11 +269,12 @@ export class Requester {
 
 	/** A 2xx body read with the operation's schema. A decide answered 2xx was charged. */
 	private parse<T>(operation: Operation<T>, response: TransportResponse): T {
+		const charged = mayHaveBeenCharged(operation.retry, { kind: 'answered' });
 		return parseAnswer(response, operation.schema, {
 			label: operation.label,
 			secrets: this.options.secrets,
-			mayHaveBeenCharged: operation.retry === 'metered',
-			changesState: operation.method !== 'GET' && operation.retry !== 'metered',
+			mayHaveBeenCharged: charged,
+			changesState: operation.method !== 'GET' && !charged,
 		});
 	}
 
@@ -329,16 +336,16 @@ export class Requester {
 		if (failure.kind === 'aborted') return this.aborted(operation);
 		const tries = retries > 0 ? ` after ${retries + 1} attempts` : '';
 		const sent = failure.kind !== 'connect';
-		const metered = operation.retry === 'metered';
+		const charged = mayHaveBeenCharged(operation.retry, { kind: 'no-answer', sent });
 		const notRepeated =
 			sent && operation.retry !== 'safe'
-				? `; it was not repeated because the service may have run${metered ? ' (and charged)' : ''} it`
+				? `; it was not repeated because the service may have run${charged ? ' (and charged)' : ''} it`
 				: '';
 		if (failure.kind === 'timeout') {
 			return new TimeoutError({
 				code: 'timeout',
 				timeoutMs: this.options.timeoutMs,
-				mayHaveBeenCharged: metered,
+				mayHaveBeenCharged: charged,
 				message: `${operation.label} got no answer within ${formatSeconds(this.options.timeoutMs)}${tries}${notRepeated}.`,
 			});
 		}
@@ -349,7 +356,7 @@ export class Requester {
 		return new NetworkError({
 			code: failure.code ? failure.code.toLowerCase() : 'network_error',
 			mayHaveReachedServer: sent,
-			mayHaveBeenCharged: sent && metered,
+			mayHaveBeenCharged: charged,
 			message: this.scrub(`${operation.label} failed: ${what}${tries}${cause}${notRepeated}.`),
 		});
 	}

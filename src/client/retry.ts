@@ -14,6 +14,10 @@
  * | generation_failed / _unavailable         | fail             | fail                                 | fail                           |
  * | 429 rate_limited                         | wait, then retry (rate-headers.ts), all classes                                   |
  * | 429 quota_exceeded, other 4xx, 3xx       | fail, all classes                                                                 |
+ *
+ * "May have been charged" is decided here too (`mayHaveBeenCharged` below), from the same rule:
+ * the client's errors carry its result, and the node reads it on a failed item through
+ * `mayHaveBeenCharged(error)` in nodes/DecisionService/errors.ts.
  */
 import type { DecisionServiceError } from './errors';
 import type { TransportError } from './transport';
@@ -24,6 +28,27 @@ import type { TransportError } from './transport';
  * a create with a slug or name).
  */
 export type RetryClass = 'metered' | 'once' | 'safe';
+
+/** What became of a request, as far as charging goes. */
+export type ChargeOutcome =
+	/** A 2xx answer: the service ran it (a decide answered 2xx was charged, readable or not). */
+	| { kind: 'answered' }
+	/** An answer other than 2xx; `fromService`: it carried the service's error envelope. */
+	| { kind: 'error-answer'; status: number; fromService: boolean }
+	/** No answer; `sent`: the request may have left (reset after sending, timeout). */
+	| { kind: 'no-answer'; sent: boolean };
+
+/**
+ * Whether a request may have been charged: the one rule. Only `metered` requests (decide) are
+ * charged; the service's own error answers are not (nor a 503, which says it did not run), so what
+ * may have been charged is a 2xx, a gateway's 5xx other than 503, or no answer after sending.
+ */
+export function mayHaveBeenCharged(retry: RetryClass, outcome: ChargeOutcome): boolean {
+	if (retry !== 'metered') return false;
+	if (outcome.kind === 'answered') return true;
+	if (outcome.kind === 'no-answer') return outcome.sent;
+	return !outcome.fromService && outcome.status >= 500 && outcome.status !== 503;
+}
 
 const GATEWAY_RETRY_STATUSES = new Set([502, 503, 504]);
 /** Deliberate answers of the service with a 5xx status: repeating the request will not help. */

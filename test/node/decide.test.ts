@@ -3,11 +3,12 @@
  * uncertain and pending outputs, drift, local validation, rate limits and quota, error handling.
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
-import * as resourceMapping from '../../nodes/DecisionService/methods/resourceMapping';
+import * as resourceMapping from '../../nodes/DecisionService/methods/resource-mapping';
 import { loadOptionsContext, outputNames, type EngineCredentials } from '../../harness/n8n-engine';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
 import type { SandboxExchange } from '../../sandbox/server';
 import { decide, decideParameters, loadRoutes, locator, pairedIndexes } from './helpers';
+import { TICKET_ROUTING_OUTPUTS } from '../support/outputs';
 
 let sb: TestSandbox;
 const leaks: string[] = [];
@@ -56,15 +57,7 @@ describe('route decisions', () => {
 		const credentials = credentialsFor(DEMO_KEYS.free);
 		const routes = await loadRoutes('ticket-routing', credentials);
 		const names = outputNames(decideParameters('ticket-routing', routes));
-		expect(names).toEqual([
-			'billing',
-			'technical',
-			'sales',
-			'account',
-			'Uncertain',
-			'Pending Review',
-			'Other',
-		]);
+		expect(names).toEqual([...TICKET_ROUTING_OUTPUTS]);
 
 		const result = await run({ slug: 'ticket-routing', routes, items: tickets, credentials });
 		expect(result.error).toBeUndefined();

@@ -1,5 +1,5 @@
 import type { INodeExecutionData, INodeParameters, ResourceMapperValue } from 'n8n-workflow';
-import * as resourceMapping from '../../nodes/DecisionService/methods/resourceMapping';
+import * as resourceMapping from '../../nodes/DecisionService/methods/resource-mapping';
 import {
 	loadOptionsContext,
 	runNode,

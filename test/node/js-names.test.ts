@@ -5,7 +5,7 @@
  * renames, feedback, Create, Get and Get Many work on such names.
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
-import * as resourceMapping from '../../nodes/DecisionService/methods/resourceMapping';
+import * as resourceMapping from '../../nodes/DecisionService/methods/resource-mapping';
 import {
 	loadOptionsContext,
 	outputNames,

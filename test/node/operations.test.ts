@@ -1,8 +1,8 @@
 /** Every operation other than Decide, and the editor's load methods, through n8n-core against the sandbox. */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
-import * as listSearch from '../../nodes/DecisionService/methods/listSearch';
-import * as loadOptions from '../../nodes/DecisionService/methods/loadOptions';
-import * as resourceMapping from '../../nodes/DecisionService/methods/resourceMapping';
+import * as listSearch from '../../nodes/DecisionService/methods/list-search';
+import * as loadOptions from '../../nodes/DecisionService/methods/load-options';
+import * as resourceMapping from '../../nodes/DecisionService/methods/resource-mapping';
 import { loadOptionsContext, runNode, type EngineCredentials } from '../../harness/n8n-engine';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
 import { decideParameters, locator } from './helpers';

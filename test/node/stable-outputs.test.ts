@@ -16,6 +16,7 @@ import {
 	ROUTE_CHANGES,
 	TICKETS,
 	NEW_OPTIONS,
+	TICKET_ROUTING_OUTPUTS,
 	canvasOutputs,
 	expectedArrivals,
 	inputIndex,
@@ -118,13 +119,7 @@ describe('a route decision changing on the service, refreshed each time', () => 
 			expect(step.received.error).toEqual([5]);
 			if (change.label === 'an option added first') {
 				expect(canvasOutputs(parameters)).toEqual([
-					'billing',
-					'technical',
-					'sales',
-					'account',
-					'Uncertain',
-					'Pending Review',
-					'Other',
+					...TICKET_ROUTING_OUTPUTS,
 					'Error (kept in place)',
 					'legal',
 					'Error',

@@ -9,6 +9,7 @@ import { buildPackage } from '../../harness/n8n-env';
 import { outputNames, runNode } from '../../harness/n8n-engine';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
 import { decideParameters, loadRoutes, pairedIndexes } from '../node/helpers';
+import { TICKET_ROUTING_OUTPUTS } from '../support/outputs';
 
 const root = join(__dirname, '..', '..');
 const packageJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -98,13 +99,7 @@ describe('dist/', () => {
 		const credentials = { apiKey: DEMO_KEYS.pro, baseUrl: sb.baseUrl };
 		const routes = await loadRoutes('ticket-routing', credentials);
 		expect(outputNames(decideParameters('ticket-routing', routes), nodeType)).toEqual([
-			'billing',
-			'technical',
-			'sales',
-			'account',
-			'Uncertain',
-			'Pending Review',
-			'Other',
+			...TICKET_ROUTING_OUTPUTS,
 		]);
 		const result = await runNode({
 			nodeType,

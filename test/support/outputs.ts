@@ -9,7 +9,18 @@ import type {
 	ResourceMapperField,
 	ResourceMapperValue,
 } from 'n8n-workflow';
-import { configuredOutputs } from '../../nodes/DecisionService/outputs';
+import { configuredOutputs } from '../../nodes/DecisionService/expressions';
+
+/** The seven outputs of the sandbox's ticket-routing decision, as the canvas names them. */
+export const TICKET_ROUTING_OUTPUTS: readonly string[] = [
+	'billing',
+	'technical',
+	'sales',
+	'account',
+	'Uncertain',
+	'Pending Review',
+	'Other',
+];
 
 /**
  * What n8n's editor saves after loading the Outputs list (ResourceMapper.vue,

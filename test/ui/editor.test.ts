@@ -53,6 +53,7 @@ import {
 	type N8nInstance,
 } from '../../harness/n8n-env';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
+import { TICKET_ROUTING_OUTPUTS } from '../support/outputs';
 
 jest.setTimeout(240_000);
 
@@ -60,15 +61,7 @@ jest.setTimeout(240_000);
 const UI_TIMEOUT = 45_000;
 const WORKFLOW_NAME = 'Decision Service editor test';
 const NODE_NAME = 'Decide';
-const ROUTE_OUTPUTS = [
-	'billing',
-	'technical',
-	'sales',
-	'account',
-	'Uncertain',
-	'Pending Review',
-	'Other',
-];
+const ROUTE_OUTPUTS = TICKET_ROUTING_OUTPUTS;
 /** One ticket per team, and a vague one that the Pro plan sends to human review. */
 const TICKETS = [
 	{

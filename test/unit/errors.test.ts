@@ -30,7 +30,7 @@ const context = {
 	rateWaitedMs: 0,
 	secrets: [KEY],
 	url: 'https://api.example.com/v1/decide/ticket-routing',
-	metered: true,
+	retry: 'metered' as const,
 };
 
 function envelope(code: string, message = 'said the service', details?: unknown): string {

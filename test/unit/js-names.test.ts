@@ -6,14 +6,14 @@
 import type { INodeParameters, ResourceMapperField } from 'n8n-workflow';
 import { evaluateOnNode } from '../../harness/n8n-engine';
 import { DecisionService } from '../../nodes/DecisionService/DecisionService.node';
+import { targetsFor, otherNote } from '../../nodes/DecisionService/actions/decision/decide/routing';
+import { configuredOutputs, toolDescriptionOf } from '../../nodes/DecisionService/expressions';
 import {
-	routeLayout,
-	targetsFor,
-	otherNote,
-} from '../../nodes/DecisionService/actions/decision/decide/routing';
-import { toolDescriptionOf } from '../../nodes/DecisionService/expressions';
-import { NO_LABEL_KEY, configuredOutputs } from '../../nodes/DecisionService/outputs';
-import { freshOutputsList, outputsListFor } from '../../nodes/DecisionService/outputsList';
+	NO_LABEL_KEY,
+	freshOutputsList,
+	outputsLayout,
+	outputsListFor,
+} from '../../nodes/DecisionService/outputs-list';
 import { QuotaExceededError, ResponseFormatError, errorFromResponse } from '../../src/client';
 import { parseAnswer } from '../../src/client/parse';
 import {
@@ -144,7 +144,7 @@ describe('the contract reads answers keyed by such names', () => {
 		const body = JSON.stringify({ error: { code: 'constructor', message: 'odd' } });
 		const error = errorFromResponse(
 			{ status: 418, headers: {}, body },
-			{ label: 'decide', now: 0, rateWaitedMs: 0, secrets: [], url: 'x', metered: true },
+			{ label: 'decide', now: 0, rateWaitedMs: 0, secrets: [], url: 'x', retry: 'metered' },
 		);
 		expect(error).not.toBeInstanceOf(QuotaExceededError);
 		expect(error.code).toBe('constructor');
@@ -329,7 +329,7 @@ describe('the Outputs list, routing and renames keyed by such names', () => {
 	});
 
 	it('routes a run to the output of its key, for each key', () => {
-		const layout = routeLayout(schema);
+		const layout = outputsLayout(schema);
 		JS_KEYS.forEach((key, index) => {
 			const run = {
 				run_id: 'r',
@@ -340,7 +340,7 @@ describe('the Outputs list, routing and renames keyed by such names', () => {
 			expect(targetsFor(run, layout)).toEqual([index]);
 			expect(otherNote(run, layout)).toBeUndefined();
 		});
-		const labels = routeLayout(
+		const labels = outputsLayout(
 			freshOutputsList({ ...decision, type: 'classify', labels: [...JS_KEYS] }),
 		);
 		expect(
@@ -350,7 +350,7 @@ describe('the Outputs list, routing and renames keyed by such names', () => {
 			labels.indexOf.get(NO_LABEL_KEY),
 		]);
 		// A key the list lacks goes to Other, even one Object.prototype has.
-		const few = routeLayout(['billing']);
+		const few = outputsLayout(['billing']);
 		expect(targetsFor({ run_id: 'r', status: 'ok', choice: 'constructor' }, few)).toEqual([
 			few.other,
 		]);

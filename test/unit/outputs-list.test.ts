@@ -1,18 +1,26 @@
 /**
- * The Outputs list a refresh loads (outputsList.ts): the saved list merged with the decision as the
+ * The Outputs list a refresh loads (outputs-list.ts): the saved list merged with the decision as the
  * service has it, so that every output keeps its index and meaning; and the node's expressions
  * (subtitle, tool description) evaluated by n8n's own expression engine.
  */
 import type { INodeParameters, ResourceMapperField } from 'n8n-workflow';
 import { DecisionService } from '../../nodes/DecisionService/DecisionService.node';
-import { toolDescriptionOf } from '../../nodes/DecisionService/expressions';
-import { META, SLOT, configuredOutputs } from '../../nodes/DecisionService/outputs';
 import {
+	configuredOutputs,
+	subtitleOf,
+	toolDescriptionOf,
+} from '../../nodes/DecisionService/expressions';
+import {
+	ENTRY,
+	FIXED_ENTRY_IDS,
+	FIXED_OUTPUT_NAMES,
+	HIDDEN_ENTRY,
 	REMOVED_ON_SERVICE,
 	freshOutputsList,
 	outputsListFor,
-} from '../../nodes/DecisionService/outputsList';
+} from '../../nodes/DecisionService/outputs-list';
 import { evaluateOnNode } from '../../harness/n8n-engine';
+import { TICKET_ROUTING_OUTPUTS } from '../support/outputs';
 
 type Decision = Parameters<typeof outputsListFor>[0];
 const routeDecision = (options: string[], slug = 'ticket-routing'): Decision => ({
@@ -21,7 +29,7 @@ const routeDecision = (options: string[], slug = 'ticket-routing'): Decision => 
 	instructions: 'Which team should handle this support ticket?',
 	options,
 });
-const KEEPER = `${SLOT.errorKeeperPrefix}1__`;
+const KEEPER = `${ENTRY.errorKeeperPrefix}1__`;
 
 /** The output names a list gives on the canvas. */
 const names = (schema: ResourceMapperField[]) =>
@@ -50,20 +58,12 @@ const saved = freshOutputsList(routeDecision(['billing', 'technical', 'sales', '
 
 describe('outputsListFor', () => {
 	it('loads a new decision as its keys, then Uncertain, Pending Review and Other, plus hidden data', () => {
-		expect(names(saved)).toEqual([
-			'billing',
-			'technical',
-			'sales',
-			'account',
-			'Uncertain',
-			'Pending Review',
-			'Other',
-		]);
+		expect(names(saved)).toEqual([...TICKET_ROUTING_OUTPUTS]);
 		const hidden = saved.filter((field) => field.display === false);
 		expect(hidden.map((field) => [field.id, field.displayName])).toEqual([
-			[META.decision, 'ticket-routing'],
-			[META.question, 'Which team should handle this support ticket?'],
-			[META.type, 'route'],
+			[HIDDEN_ENTRY.decision, 'ticket-routing'],
+			[HIDDEN_ENTRY.question, 'Which team should handle this support ticket?'],
+			[HIDDEN_ENTRY.type, 'route'],
 		]);
 	});
 
@@ -76,17 +76,7 @@ describe('outputsListFor', () => {
 		(_n, options) => {
 			const after = refreshed(routeDecision(options), saved);
 			expectStable(saved, after);
-			expect(names(after)).toEqual([
-				'billing',
-				'technical',
-				'sales',
-				'account',
-				'Uncertain',
-				'Pending Review',
-				'Other',
-				'Error (kept in place)',
-				'legal',
-			]);
+			expect(names(after)).toEqual([...TICKET_ROUTING_OUTPUTS, 'Error (kept in place)', 'legal']);
 		},
 	);
 
@@ -95,7 +85,7 @@ describe('outputsListFor', () => {
 		expectStable(saved, after);
 		expect(names(after)[2]).toBe(`sales ${REMOVED_ON_SERVICE}`);
 		// Nothing was added, so no error keeper either.
-		expect(after.some((field) => field.id.startsWith(SLOT.errorKeeperPrefix))).toBe(false);
+		expect(after.some((field) => field.id.startsWith(ENTRY.errorKeeperPrefix))).toBe(false);
 		// The user removes it: no output, and the next refresh drops it from the list.
 		const removed = after.map((field) =>
 			field.id === 'sales' ? { ...field, removed: true } : field,
@@ -143,8 +133,8 @@ describe('outputsListFor', () => {
 			'partners',
 		]);
 		expect(
-			twice.filter((field) => field.id.startsWith(SLOT.errorKeeperPrefix)).map((f) => f.id),
-		).toEqual([KEEPER, `${SLOT.errorKeeperPrefix}2__`]);
+			twice.filter((field) => field.id.startsWith(ENTRY.errorKeeperPrefix)).map((f) => f.id),
+		).toEqual([KEEPER, `${ENTRY.errorKeeperPrefix}2__`]);
 	});
 
 	it('a list saved as keys only keeps its layout: the fixed outputs after the keys, new keys after them', () => {
@@ -241,6 +231,52 @@ describe("the node's expressions, in n8n's expression engine", () => {
 		const text = evaluateOnNode(parameters, `={{(${toolDescriptionOf})($parameter)}}`);
 		expect(text).toBe(
 			'Asks the Decision Service decision "ticket-routing": Which team should handle this support ticket? It picks one option: billing, technical, account. Returns JSON: the answer (choice; or level and score; or labels), status (ok, uncertain, or pending: sent to human review, see review_url), confidence from 0 to 1, and run_id. On failure it returns an error text that says what to do.',
+		);
+	});
+});
+
+describe('the expressions repeat the Outputs list ids as literals (they cannot import them)', () => {
+	const quoted = (text: string) => [`'${text}'`, `"${text}"`];
+	const holds = (source: string, text: string) =>
+		expect(quoted(text).some((literal) => source.includes(literal))).toBe(true);
+
+	it('configuredOutputs names the fixed entries as outputs-list.ts does', () => {
+		const source = String(configuredOutputs);
+		for (const id of FIXED_ENTRY_IDS) {
+			holds(source, id);
+			holds(source, FIXED_OUTPUT_NAMES[id]);
+		}
+	});
+
+	it('toolDescriptionOf reads the hidden entries and the removed mark as outputs-list.ts writes them', () => {
+		const source = String(toolDescriptionOf);
+		holds(source, HIDDEN_ENTRY.question);
+		holds(source, HIDDEN_ENTRY.type);
+		holds(source, REMOVED_ON_SERVICE);
+		// Every id the list adds that is not a key starts with "__", which the tool skips.
+		for (const id of [
+			...FIXED_ENTRY_IDS,
+			ENTRY.errorKeeperPrefix,
+			...Object.values(HIDDEN_ENTRY),
+		]) {
+			expect(id.startsWith('__')).toBe(true);
+		}
+	});
+
+	it.each<INodeParameters>([
+		{},
+		{ decision: { __rl: true, mode: 'list', value: 'ticket-routing' } },
+		{ operation: 'get', decision: '  lead-scoring ' },
+		{ operation: 'getAll' },
+		{ operation: 'create' },
+		{ resource: 'template', operation: 'getAll' },
+		{ resource: 'run', operation: 'sendFeedback' },
+		{ operation: 'constructor' },
+		{ decision: { __rl: true, mode: 'id', value: '' } },
+	])('the subtitle literal says what subtitleOf says for %j', (parameters) => {
+		const literal = new DecisionService().description.subtitle as string;
+		expect(evaluateOnNode(parameters, literal)).toBe(
+			evaluateOnNode(parameters, `={{(${subtitleOf})($parameter)}}`),
 		);
 	});
 });

@@ -7,8 +7,10 @@ import {
 	classifyTransportCode,
 } from '../../src/client';
 import {
+	mayHaveBeenCharged,
 	mayRetryErrorAnswer,
 	mayRetryTransportFailure,
+	type ChargeOutcome,
 	type RetryClass,
 } from '../../src/client/retry';
 import { rateLimitWaitMs, rateWindowOf, retryAfterMs } from '../../src/client/rate-headers';
@@ -166,5 +168,23 @@ describe('rate-limit headers are untrusted', () => {
 		expect(rateLimitWaitMs(undefined, 1)).toBe(1_000);
 		expect(rateLimitWaitMs(30_000, 1)).toBe(30_000);
 		expect(rateLimitWaitMs(10 ** 9, 1)).toBe(60_000);
+	});
+});
+
+describe('mayHaveBeenCharged: the one charging rule beside the retry table', () => {
+	test.each<[string, ChargeOutcome, boolean]>([
+		['a 2xx answer', { kind: 'answered' }, true],
+		['no answer, sent (reset, timeout)', { kind: 'no-answer', sent: true }, true],
+		['no answer, never sent (refused, DNS, TLS)', { kind: 'no-answer', sent: false }, false],
+		['the service’s own 500', { kind: 'error-answer', status: 500, fromService: true }, false],
+		['a gateway’s 502', { kind: 'error-answer', status: 502, fromService: false }, true],
+		['a gateway’s 503', { kind: 'error-answer', status: 503, fromService: false }, false],
+		['a 429', { kind: 'error-answer', status: 429, fromService: true }, false],
+		['a gateway’s 404', { kind: 'error-answer', status: 404, fromService: false }, false],
+	])('a decide with %s: %s', (_name, outcome, charged) => {
+		expect(mayHaveBeenCharged('metered', outcome)).toBe(charged);
+		for (const retry of ['once', 'safe'] as const) {
+			expect(mayHaveBeenCharged(retry, outcome)).toBe(false);
+		}
 	});
 });

@@ -5,18 +5,18 @@ import {
 	answerOf,
 	otherNote,
 	itemPerTarget,
-	routeLayout,
 	simplifyRun,
 	targetsFor,
 } from '../../nodes/DecisionService/actions/decision/decide/routing';
+import { configuredOutputs } from '../../nodes/DecisionService/expressions';
 import {
 	ERROR_KEEPER_NAME,
 	FIXED_OUTPUT_NAMES,
-	META,
+	HIDDEN_ENTRY,
 	NO_LABEL_KEY,
-	SLOT,
-	configuredOutputs,
-} from '../../nodes/DecisionService/outputs';
+	ENTRY,
+	outputsLayout,
+} from '../../nodes/DecisionService/outputs-list';
 
 function run(fields: Partial<Run>): Run {
 	return {
@@ -35,13 +35,13 @@ function run(fields: Partial<Run>): Run {
 	};
 }
 
-const route = routeLayout(['billing', 'technical', 'sales']);
+const route = outputsLayout(['billing', 'technical', 'sales']);
 const legend = { '0': 'cold', '1': 'warm', '2': 'hot' };
-const score = routeLayout(['cold', 'warm', 'hot']);
-const classify = routeLayout(['spam', 'question', NO_LABEL_KEY]);
-const classifyWithoutNoLabel = routeLayout(['spam', 'question']);
+const score = outputsLayout(['cold', 'warm', 'hot']);
+const classify = outputsLayout(['spam', 'question', NO_LABEL_KEY]);
+const classifyWithoutNoLabel = outputsLayout(['spam', 'question']);
 
-describe('routeLayout', () => {
+describe('outputsLayout', () => {
 	it('puts Uncertain, Pending Review and Other after the keys, as configuredOutputs names them', () => {
 		expect(route).toMatchObject({ uncertain: 3, pending: 4, other: 5, count: 6 });
 		const names = configuredOutputs({
@@ -59,12 +59,12 @@ describe('routeLayout', () => {
 	});
 
 	it('has no keys and only the fixed outputs when nothing was loaded', () => {
-		expect(routeLayout([])).toMatchObject({ uncertain: 0, pending: 1, other: 2, count: 3 });
+		expect(outputsLayout([])).toMatchObject({ uncertain: 0, pending: 1, other: 2, count: 3 });
 	});
 });
 
 describe('targetsFor', () => {
-	test.each<[string, Run, ReturnType<typeof routeLayout>, number[]]>([
+	test.each<[string, Run, ReturnType<typeof outputsLayout>, number[]]>([
 		['route: its choice', run({ choice: 'technical' }), route, [1]],
 		['route: first option', run({ choice: 'billing' }), route, [0]],
 		[
@@ -204,7 +204,7 @@ describe('answers a newer service may send', () => {
 	});
 });
 
-describe('routeLayout from the saved Outputs list', () => {
+describe('outputsLayout from the saved Outputs list', () => {
 	const nameOf = (id: string) => FIXED_OUTPUT_NAMES[id as keyof typeof FIXED_OUTPUT_NAMES] ?? id;
 	const list = (...ids: Array<string | { id: string; removed?: boolean; display?: boolean }>) =>
 		ids.map((id) =>
@@ -217,40 +217,40 @@ describe('routeLayout from the saved Outputs list', () => {
 		['keys only (saved before the fixed entries existed)', list('billing', 'technical')],
 		[
 			'fixed entries in the list',
-			list('billing', 'technical', SLOT.uncertain, SLOT.pending, SLOT.other),
+			list('billing', 'technical', ENTRY.uncertain, ENTRY.pending, ENTRY.other),
 		],
 		[
 			'hidden entries and keys the user removed have no output',
 			list(
 				'billing',
 				{ id: 'technical', removed: true },
-				SLOT.uncertain,
-				SLOT.pending,
-				SLOT.other,
-				{ id: META.question, display: false },
+				ENTRY.uncertain,
+				ENTRY.pending,
+				ENTRY.other,
+				{ id: HIDDEN_ENTRY.question, display: false },
 			),
 		],
 		[
 			'a kept error position, then keys added after a refresh',
 			list(
 				'billing',
-				SLOT.uncertain,
-				SLOT.pending,
-				SLOT.other,
-				`${SLOT.errorKeeperPrefix}1__`,
+				ENTRY.uncertain,
+				ENTRY.pending,
+				ENTRY.other,
+				`${ENTRY.errorKeeperPrefix}1__`,
 				'legal',
 			),
 		],
 		[
 			'fixed entries cannot be removed; a kept error position can',
-			list('billing', { id: SLOT.uncertain, removed: true }, SLOT.pending, SLOT.other, {
-				id: `${SLOT.errorKeeperPrefix}1__`,
+			list('billing', { id: ENTRY.uncertain, removed: true }, ENTRY.pending, ENTRY.other, {
+				id: `${ENTRY.errorKeeperPrefix}1__`,
 				removed: true,
 			}),
 		],
-		['a list missing one fixed entry gets it at its end', list('billing', SLOT.other)],
-	])('%s: configuredOutputs and routeLayout agree', (_name, schema) => {
-		const layout = routeLayout(schema);
+		['a list missing one fixed entry gets it at its end', list('billing', ENTRY.other)],
+	])('%s: configuredOutputs and outputsLayout agree', (_name, schema) => {
+		const layout = outputsLayout(schema);
 		const names = configuredOutputs({ routes: { schema } } as never).map(
 			(output) => output.displayName,
 		);
@@ -260,18 +260,18 @@ describe('routeLayout from the saved Outputs list', () => {
 		expect(names[layout.other]).toBe('Other');
 		for (const [key, index] of layout.indexOf) expect(names[index]).toBe(key);
 		for (const index of layout.errorKeepers)
-			expect(names[index]).toBe(`${SLOT.errorKeeperPrefix}1__`);
+			expect(names[index]).toBe(`${ENTRY.errorKeeperPrefix}1__`);
 	});
 
 	it('places each output where the list says, the kept error position included', () => {
-		const layout = routeLayout([
+		const layout = outputsLayout([
 			{ id: 'billing' },
-			{ id: SLOT.uncertain },
-			{ id: SLOT.pending },
-			{ id: SLOT.other },
-			{ id: `${SLOT.errorKeeperPrefix}1__` },
+			{ id: ENTRY.uncertain },
+			{ id: ENTRY.pending },
+			{ id: ENTRY.other },
+			{ id: `${ENTRY.errorKeeperPrefix}1__` },
 			{ id: 'legal' },
-			{ id: META.decision, display: false },
+			{ id: HIDDEN_ENTRY.decision, display: false },
 		]);
 		expect(layout).toMatchObject({
 			uncertain: 1,
@@ -285,26 +285,26 @@ describe('routeLayout from the saved Outputs list', () => {
 	});
 
 	it('a key the user removed from the list goes to Other', () => {
-		const layout = routeLayout([{ id: 'billing' }, { id: 'sales', removed: true }]);
+		const layout = outputsLayout([{ id: 'billing' }, { id: 'sales', removed: true }]);
 		expect(targetsFor(run({ choice: 'sales' }), layout)).toEqual([layout.other]);
 	});
 
-	it('configuredOutputs uses the ids outputs.ts exports (it repeats them as literals)', () => {
+	it('configuredOutputs uses the ids outputs-list.ts exports (it repeats them as literals)', () => {
 		const names = configuredOutputs({
 			routes: {
 				schema: [
-					{ id: SLOT.other, displayName: 'Other', removed: true },
-					{ id: `${SLOT.errorKeeperPrefix}1__`, displayName: ERROR_KEEPER_NAME },
-					{ id: `${SLOT.errorKeeperPrefix}2__`, displayName: ERROR_KEEPER_NAME, removed: true },
-					{ id: META.type, displayName: 'route', display: false },
+					{ id: ENTRY.other, displayName: 'Other', removed: true },
+					{ id: `${ENTRY.errorKeeperPrefix}1__`, displayName: ERROR_KEEPER_NAME },
+					{ id: `${ENTRY.errorKeeperPrefix}2__`, displayName: ERROR_KEEPER_NAME, removed: true },
+					{ id: HIDDEN_ENTRY.type, displayName: 'route', display: false },
 				],
 			},
 		} as never).map((output) => output.displayName);
 		expect(names).toEqual([
 			'Other',
 			ERROR_KEEPER_NAME,
-			FIXED_OUTPUT_NAMES[SLOT.uncertain],
-			FIXED_OUTPUT_NAMES[SLOT.pending],
+			FIXED_OUTPUT_NAMES[ENTRY.uncertain],
+			FIXED_OUTPUT_NAMES[ENTRY.pending],
 		]);
 	});
 });

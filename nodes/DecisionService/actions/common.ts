@@ -72,7 +72,7 @@ export const returnAllAndLimit: INodeProperties[] = [
  * them) as output items paired with the input item, and continue-on-fail handled the n8n way.
  */
 export async function runPerItem(
-	context: IExecuteFunctions,
+	n8n: IExecuteFunctions,
 	items: INodeExecutionData[],
 	call: (itemIndex: number) => Promise<object | object[]>,
 ): Promise<INodeExecutionData[][]> {
@@ -86,8 +86,8 @@ export async function runPerItem(
 				returnData.push({ json: json as IDataObject, pairedItem });
 			}
 		} catch (error) {
-			const nodeError = toNodeError(context.getNode(), error, itemIndex);
-			if (!context.continueOnFail()) throw nodeError;
+			const nodeError = toNodeError(n8n.getNode(), error, itemIndex);
+			if (!n8n.continueOnFail()) throw nodeError;
 			returnData.push({ json: { error: nodeError.message }, pairedItem });
 		}
 	}
@@ -95,9 +95,9 @@ export async function runPerItem(
 }
 
 /** Applies Return All / Limit to a list the API returns whole. */
-export function limitResults<T>(context: IExecuteFunctions, itemIndex: number, results: T[]): T[] {
-	const returnAll = context.getNodeParameter('returnAll', itemIndex, false) as boolean;
+export function limitResults<T>(n8n: IExecuteFunctions, itemIndex: number, results: T[]): T[] {
+	const returnAll = n8n.getNodeParameter('returnAll', itemIndex, false) as boolean;
 	return returnAll
 		? results
-		: results.slice(0, context.getNodeParameter('limit', itemIndex, 50) as number);
+		: results.slice(0, n8n.getNodeParameter('limit', itemIndex, 50) as number);
 }

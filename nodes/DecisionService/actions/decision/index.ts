@@ -1,8 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
-import * as create from './create';
-import * as decide from './decide';
+import * as create from './create.operation';
+import * as decide from './decide.operation';
 import * as get from './get.operation';
-import * as getMany from './getMany.operation';
+import * as getMany from './get-many.operation';
 
 export { create, decide, get, getMany };
 

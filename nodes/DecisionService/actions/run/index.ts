@@ -1,5 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
-import * as sendFeedback from './sendFeedback.operation';
+import * as sendFeedback from './send-feedback.operation';
 
 export { sendFeedback };
 

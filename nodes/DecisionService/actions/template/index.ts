@@ -1,5 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
-import * as getMany from './getMany.operation';
+import * as getMany from './get-many.operation';
 
 export { getMany };
 

@@ -1,6 +1,26 @@
 /**
  * The POST /decisions body of one item, one typed builder per shape: the contract's types check
  * every field here, where a mistake would otherwise only show as the service's 400.
+ *
+ * Which node parameter fills which API field (parameter names stay: saved workflows use them).
+ *
+ * | node parameter (editor label)                | API field                  | shapes                  |
+ * |----------------------------------------------|----------------------------|-------------------------|
+ * | `createFrom` (Create From)                   | which body: template / describe / definition | all   |
+ * | `template` (Template Name or ID)            | `template`                 | template                |
+ * | `locale` (Template Locale)                   | `locale`                   | template                |
+ * | `describe` (What the Decision Should Do)    | `describe`                 | description             |
+ * | `decisionName` (Name)                        | `name`                     | definition              |
+ * | `decisionType` (Type)                        | `type`                     | definition              |
+ * | `instructions` (Instructions)                | `instructions`             | definition              |
+ * | `itemsMode` + `itemsText` / `itemsList`      | `options` / `levels` / `labels` (by type) | definition |
+ * | `contextFields` (Context Fields)             | `context.fields`           | definition              |
+ * | additional `contextDescription` (Context Description) | `context.description`      | definition              |
+ * | additional `customName` (Name)               | `name`                     | template, description   |
+ * | additional `imposedType` (Type)              | `type`                     | description             |
+ * | additional `summary` (Summary)               | `description`              | all                     |
+ * | additional `slug` (Slug)                     | `slug`                     | all                     |
+ * | additional `publish` (Publish)               | `publish` (sent only when false) | all               |
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 import {
@@ -15,12 +35,19 @@ import {
 } from '../../../../../src/contract';
 import { splitItemList } from '../../../../../src/contract/validation';
 
+/** The Additional Fields collection; each field's API name is in the table above. */
 interface AdditionalFields {
+	/** → `context.description` */
 	contextDescription?: string;
+	/** → `description` */
 	summary?: string;
+	/** → `name` (template, description) */
 	customName?: string;
+	/** → `publish` */
 	publish?: boolean;
+	/** → `slug` */
 	slug?: string;
+	/** → `type` (description) */
 	imposedType?: DecisionType;
 }
 
@@ -50,14 +77,14 @@ function commonFields(additional: AdditionalFields): CommonFields {
 }
 
 export function templateRequest(
-	context: IExecuteFunctions,
+	n8n: IExecuteFunctions,
 	itemIndex: number,
 	additional: AdditionalFields,
 ): CreateFromTemplate {
 	const request: CreateFromTemplate = {
 		...commonFields(additional),
-		template: context.getNodeParameter('template', itemIndex) as string,
-		locale: context.getNodeParameter('locale', itemIndex, 'en') as Locale,
+		template: n8n.getNodeParameter('template', itemIndex) as string,
+		locale: n8n.getNodeParameter('locale', itemIndex, 'en') as Locale,
 	};
 	const name = trimmed(additional.customName);
 	if (name) request.name = name;
@@ -65,13 +92,13 @@ export function templateRequest(
 }
 
 export function descriptionRequest(
-	context: IExecuteFunctions,
+	n8n: IExecuteFunctions,
 	itemIndex: number,
 	additional: AdditionalFields,
 ): CreateFromDescription {
 	const request: CreateFromDescription = {
 		...commonFields(additional),
-		describe: context.getNodeParameter('describe', itemIndex) as string,
+		describe: n8n.getNodeParameter('describe', itemIndex) as string,
 	};
 	const name = trimmed(additional.customName);
 	if (name) request.name = name;
@@ -81,11 +108,11 @@ export function descriptionRequest(
 
 /** The Items list entries with a key, trimmed. */
 function listedItems(
-	context: IExecuteFunctions,
+	n8n: IExecuteFunctions,
 	itemIndex: number,
 ): Array<Required<Pick<ListedItem, 'key'>> & ListedItem> {
 	const list =
-		(context.getNodeParameter('itemsList', itemIndex, {}) as { item?: ListedItem[] }).item ?? [];
+		(n8n.getNodeParameter('itemsList', itemIndex, {}) as { item?: ListedItem[] }).item ?? [];
 	return list.flatMap((entry) => {
 		const key = trimmed(entry.key);
 		return key ? [{ ...entry, key, description: trimmed(entry.description) }] : [];
@@ -94,12 +121,12 @@ function listedItems(
 
 /** The definition's context: its declared fields (named ones only) and description. */
 function definitionContext(
-	context: IExecuteFunctions,
+	n8n: IExecuteFunctions,
 	itemIndex: number,
 	additional: AdditionalFields,
 ): CreateFromDefinition['context'] {
 	const entered =
-		(context.getNodeParameter('contextFields', itemIndex, {}) as { field?: ContextFieldInput[] })
+		(n8n.getNodeParameter('contextFields', itemIndex, {}) as { field?: ContextFieldInput[] })
 			.field ?? [];
 	const fields = entered.flatMap((field): ContextFieldInput[] => {
 		const name = trimmed(field.name);
@@ -115,21 +142,21 @@ function definitionContext(
 }
 
 export function definitionRequest(
-	context: IExecuteFunctions,
+	n8n: IExecuteFunctions,
 	itemIndex: number,
 	additional: AdditionalFields,
 ): CreateFromDefinition {
-	const type = context.getNodeParameter('decisionType', itemIndex) as DecisionType;
+	const type = n8n.getNodeParameter('decisionType', itemIndex) as DecisionType;
 	const base = {
 		...commonFields(additional),
-		name: context.getNodeParameter('decisionName', itemIndex) as string,
-		instructions: context.getNodeParameter('instructions', itemIndex) as string,
-		context: definitionContext(context, itemIndex, additional),
+		name: n8n.getNodeParameter('decisionName', itemIndex) as string,
+		instructions: n8n.getNodeParameter('instructions', itemIndex) as string,
+		context: definitionContext(n8n, itemIndex, additional),
 	};
 	if (base.context === undefined) delete base.context;
-	const asText = context.getNodeParameter('itemsMode', itemIndex) === 'text';
-	const text = asText ? String(context.getNodeParameter('itemsText', itemIndex) ?? '') : '';
-	const listed = asText ? [] : listedItems(context, itemIndex);
+	const asText = n8n.getNodeParameter('itemsMode', itemIndex) === 'text';
+	const text = asText ? String(n8n.getNodeParameter('itemsText', itemIndex) ?? '') : '';
+	const listed = asText ? [] : listedItems(n8n, itemIndex);
 	const described = (entry: ListedItem) =>
 		entry.description ? { description: entry.description } : {};
 	switch (type) {
@@ -164,17 +191,10 @@ export function definitionRequest(
 }
 
 /** The body for one item, in the shape the user picked under "Create From". */
-export function createRequest(
-	context: IExecuteFunctions,
-	itemIndex: number,
-): CreateDecisionRequest {
-	const additional = context.getNodeParameter(
-		'additionalFields',
-		itemIndex,
-		{},
-	) as AdditionalFields;
-	const shape = context.getNodeParameter('createFrom', itemIndex) as string;
-	if (shape === 'template') return templateRequest(context, itemIndex, additional);
-	if (shape === 'description') return descriptionRequest(context, itemIndex, additional);
-	return definitionRequest(context, itemIndex, additional);
+export function createRequest(n8n: IExecuteFunctions, itemIndex: number): CreateDecisionRequest {
+	const additional = n8n.getNodeParameter('additionalFields', itemIndex, {}) as AdditionalFields;
+	const shape = n8n.getNodeParameter('createFrom', itemIndex) as string;
+	if (shape === 'template') return templateRequest(n8n, itemIndex, additional);
+	if (shape === 'description') return descriptionRequest(n8n, itemIndex, additional);
+	return definitionRequest(n8n, itemIndex, additional);
 }

@@ -1,6 +1,7 @@
 /** The editor's fields of Decide: decision, input, outputs and options (declarations only, hence the length). */
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 import { toolDescriptionOf } from '../../../expressions';
+import { OUTPUTS_LIST_PARAMETER } from '../../../outputs-list';
 import { decisionLocator } from '../../common';
 import { DEFAULT_MAX_CONCURRENCY, MAX_IN_FLIGHT } from '../../../../../src/client';
 
@@ -121,7 +122,7 @@ const properties: INodeProperties[] = [
 	},
 	{
 		displayName: 'Outputs',
-		name: 'routes',
+		name: OUTPUTS_LIST_PARAMETER,
 		type: 'resourceMapper',
 		noDataExpression: true,
 		default: { mappingMode: 'defineBelow', value: null },
@@ -154,7 +155,7 @@ const properties: INodeProperties[] = [
 	// the description the agent reads. Nothing to fill in.
 	{
 		displayName: 'Answers',
-		name: 'routes',
+		name: OUTPUTS_LIST_PARAMETER,
 		type: 'resourceMapper',
 		noDataExpression: true,
 		default: { mappingMode: 'defineBelow', value: null },

@@ -22,21 +22,15 @@ import type { DecideNodeOptions } from './description';
 import { inputFor, slugOf, type DecideInput } from './input';
 import { AnswerMemo, answerMemo } from './answer-memo';
 import { errorObject, failedItemJson } from './failed-item';
-import {
-	answerOf,
-	itemPerTarget,
-	otherNote,
-	routeLayout,
-	targetsFor,
-	type RouteLayout,
-} from './routing';
+import { answerOf, itemPerTarget, otherNote, targetsFor } from './routing';
+import { OUTPUTS_LIST_PARAMETER, outputsLayout, type OutputsLayout } from '../../../outputs-list';
 import { answerToolCall, runsAsTool } from './tool';
 
 type Prepared = { slug: string; input: DecideInput } | { error: Error };
 
 /** The problems of an input against its decision's declared fields, as one error naming the item. */
 function validationError(
-	context: IExecuteFunctions,
+	n8n: IExecuteFunctions,
 	decision: Decision,
 	input: DecideInput,
 	itemIndex: number,
@@ -46,7 +40,7 @@ function validationError(
 	const listed = problems
 		.map((problem) => `field "${problem.field.replace(/^input\./, '')}" ${problem.message}`)
 		.join('; ');
-	return new NodeOperationError(context.getNode(), `Item ${itemIndex}: ${listed}`, {
+	return new NodeOperationError(n8n.getNode(), `Item ${itemIndex}: ${listed}`, {
 		itemIndex,
 		description: `Decision "${decision.slug}" declares these fields. No request was sent for this item, so no quota was spent.`,
 	});
@@ -54,31 +48,31 @@ function validationError(
 
 /** Every item's slug and input, checked against its decision unless the user turned that off. */
 async function prepareItems(
-	context: IExecuteFunctions,
+	n8n: IExecuteFunctions,
 	items: INodeExecutionData[],
 	client: DecisionClient,
 	validate: boolean,
 ): Promise<Prepared[]> {
-	const continueOnFail = context.continueOnFail();
+	const continueOnFail = n8n.continueOnFail();
 	const decisions = new Map<string, Promise<Decision>>();
 	const prepared: Prepared[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
-			const slug = slugOf(context, itemIndex);
+			const slug = slugOf(n8n, itemIndex);
 			if (!slug) {
-				throw new NodeOperationError(context.getNode(), `Item ${itemIndex}: no decision selected`, {
+				throw new NodeOperationError(n8n.getNode(), `Item ${itemIndex}: no decision selected`, {
 					itemIndex,
 				});
 			}
-			const input = inputFor(context, items[itemIndex], itemIndex);
+			const input = inputFor(n8n, items[itemIndex], itemIndex);
 			if (validate) {
 				if (!decisions.has(slug)) decisions.set(slug, client.getDecision(slug));
-				const invalid = validationError(context, await decisions.get(slug)!, input, itemIndex);
+				const invalid = validationError(n8n, await decisions.get(slug)!, input, itemIndex);
 				if (invalid) throw invalid;
 			}
 			prepared.push({ slug, input });
 		} catch (error) {
-			const nodeError = toNodeError(context.getNode(), error, itemIndex);
+			const nodeError = toNodeError(n8n.getNode(), error, itemIndex);
 			if (!continueOnFail) throw nodeError;
 			prepared.push({ error: nodeError });
 		}
@@ -93,24 +87,24 @@ async function prepareItems(
  * no item starts after it.
  */
 async function decideAll(
-	context: IExecuteFunctions,
+	n8n: IExecuteFunctions,
 	client: DecisionClient,
 	prepared: Prepared[],
 	options: DecideNodeOptions,
 ): Promise<Array<RunAnswer | Error>> {
-	const continueOnFail = context.continueOnFail();
-	const signal = context.getExecutionCancelSignal();
+	const continueOnFail = n8n.continueOnFail();
+	const signal = n8n.getExecutionCancelSignal();
 	const asked = {
 		version: options.version ? options.version : undefined,
 		engine: options.engine && options.engine !== 'auto' ? options.engine : undefined,
 	};
 	const requestOptions = { ...asked, signal };
 	const results = new Array<RunAnswer | Error>(prepared.length);
-	const executionId = context.getExecutionId();
-	const nodeName = context.getNode().name;
+	const executionId = n8n.getExecutionId();
+	const nodeName = n8n.getNode().name;
 	let firstFailure: Error | undefined;
 	const fail = (itemIndex: number, error: unknown) => {
-		const nodeError = toNodeError(context.getNode(), error, itemIndex);
+		const nodeError = toNodeError(n8n.getNode(), error, itemIndex);
 		if (!continueOnFail) firstFailure ??= nodeError;
 		results[itemIndex] = nodeError;
 	};
@@ -162,7 +156,7 @@ async function decideAll(
 function placeResults(
 	items: INodeExecutionData[],
 	results: Array<RunAnswer | Error>,
-	layout: RouteLayout | undefined,
+	layout: OutputsLayout | undefined,
 	options: DecideNodeOptions,
 	usesErrorOutput: boolean,
 ): INodeExecutionData[][] {
@@ -219,10 +213,10 @@ export async function execute(
 	const decideEach = async () =>
 		await decideAll(this, client, await prepareItems(this, items, client, validate), options);
 	if (runsAsTool(this)) return await answerToolCall(items, decideEach);
-	let layout: RouteLayout | undefined;
+	let layout: OutputsLayout | undefined;
 	if (this.getNodeParameter('outputMode', 0) === 'routeToOutputs') {
-		const routes = this.getNodeParameter('routes', 0) as ResourceMapperValue;
-		layout = routeLayout(routes.schema ?? []);
+		const routes = this.getNodeParameter(OUTPUTS_LIST_PARAMETER, 0) as ResourceMapperValue;
+		layout = outputsLayout(routes.schema ?? []);
 	}
 	const results = await decideEach();
 	const usesErrorOutput = this.getNode().onError === 'continueErrorOutput';

@@ -1,15 +1,15 @@
 /** What a failed Decide item carries, with the error output and without. */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import { mayHaveBeenCharged, serviceCodeOf } from '../../../errors';
 
 /** What a failed item carries under `error`: the message, the hint, the code, whether it was charged. */
 export function errorObject(error: Error): IDataObject {
-	const described = error as Error & { description?: string | null; context?: IDataObject };
 	const object: IDataObject = { message: error.message };
-	if (described.description) object.description = described.description;
-	const charged = described.context?.mayHaveBeenCharged;
-	object.may_have_been_charged = charged === true;
-	const code = described.context?.serviceCode;
-	if (typeof code === 'string') object.code = code;
+	const description = 'description' in error ? error.description : undefined;
+	if (typeof description === 'string' && description) object.description = description;
+	object.may_have_been_charged = mayHaveBeenCharged(error);
+	const code = serviceCodeOf(error);
+	if (code !== undefined) object.code = code;
 	return object;
 }
 

@@ -13,7 +13,7 @@ export type DecideInput = string | Record<string, unknown>;
 const WHOLE_ITEM = /^=\{\{\s*\$json\s*\}\}$/;
 
 function parseJsonInput(
-	context: IExecuteFunctions,
+	n8n: IExecuteFunctions,
 	raw: unknown,
 	itemIndex: number,
 ): Record<string, unknown> {
@@ -23,7 +23,7 @@ function parseJsonInput(
 			value = JSON.parse(raw);
 		} catch {
 			throw new NodeOperationError(
-				context.getNode(),
+				n8n.getNode(),
 				`Item ${itemIndex}: the JSON input is not valid JSON`,
 				{
 					itemIndex,
@@ -33,7 +33,7 @@ function parseJsonInput(
 	}
 	if (typeof value !== 'object' || value === null || Array.isArray(value)) {
 		throw new NodeOperationError(
-			context.getNode(),
+			n8n.getNode(),
 			`Item ${itemIndex}: the JSON input must be an object`,
 			{
 				itemIndex,
@@ -47,23 +47,19 @@ function parseJsonInput(
 
 const TEXT_HINT = 'Set Text to the item field that holds the text, for example {{ $json.body }}.';
 
-function textInput(context: IExecuteFunctions, itemIndex: number): string {
-	const text = context.getNodeParameter('text', itemIndex) as unknown;
+function textInput(n8n: IExecuteFunctions, itemIndex: number): string {
+	const text = n8n.getNodeParameter('text', itemIndex) as unknown;
 	// A number or a yes/no is text enough; an object (say {{ $json }}) or a list is not.
 	if (typeof text === 'number' || typeof text === 'boolean') return String(text);
 	if (typeof text === 'object' && text !== null) {
 		const what = Array.isArray(text) ? 'a list' : 'an object';
-		throw new NodeOperationError(
-			context.getNode(),
-			`Item ${itemIndex}: Text is ${what}, not text`,
-			{
-				itemIndex,
-				description: `${TEXT_HINT} To send every field of the item, choose Input: JSON.`,
-			},
-		);
+		throw new NodeOperationError(n8n.getNode(), `Item ${itemIndex}: Text is ${what}, not text`, {
+			itemIndex,
+			description: `${TEXT_HINT} To send every field of the item, choose Input: JSON.`,
+		});
 	}
 	if (typeof text !== 'string' || text.trim() === '') {
-		throw new NodeOperationError(context.getNode(), `Item ${itemIndex}: the Text input is empty`, {
+		throw new NodeOperationError(n8n.getNode(), `Item ${itemIndex}: the Text input is empty`, {
 			itemIndex,
 			description: TEXT_HINT,
 		});
@@ -72,13 +68,13 @@ function textInput(context: IExecuteFunctions, itemIndex: number): string {
 }
 
 function mappedInput(
-	context: IExecuteFunctions,
+	n8n: IExecuteFunctions,
 	item: INodeExecutionData,
 	itemIndex: number,
 ): Record<string, unknown> {
 	// n8n's own check of the mapper would fail a missing field with a generic message; the
 	// validation in execute names the item and the field, using the decision's context fields.
-	const mapper = context.getNodeParameter('inputFields', itemIndex, undefined, {
+	const mapper = n8n.getNodeParameter('inputFields', itemIndex, undefined, {
 		skipValidation: true,
 	}) as ResourceMapperValue;
 	const fields = (mapper.schema ?? []).map((field) => field.id);
@@ -101,29 +97,29 @@ function mappedInput(
 
 /** The input one item sends, in the node's input mode. Throws, naming the item, when it has none. */
 export function inputFor(
-	context: IExecuteFunctions,
+	n8n: IExecuteFunctions,
 	item: INodeExecutionData,
 	itemIndex: number,
 ): DecideInput {
-	const mode = context.getNodeParameter('inputMode', itemIndex) as string;
-	if (mode === 'text') return textInput(context, itemIndex);
+	const mode = n8n.getNodeParameter('inputMode', itemIndex) as string;
+	if (mode === 'text') return textInput(n8n, itemIndex);
 	if (mode === 'json') {
 		// The default, the whole item, is read from the item itself: n8n's expression engine fails
 		// to hand over an item with a field `constructor` ("function Object() could not be cloned",
 		// n8n 2.41.1), and copies drop such fields.
-		const raw = context.getNodeParameter('jsonInput', itemIndex, undefined, {
+		const raw = n8n.getNodeParameter('jsonInput', itemIndex, undefined, {
 			rawExpressions: true,
 		});
 		if (typeof raw === 'string' && WHOLE_ITEM.test(raw)) {
-			return parseJsonInput(context, item.json, itemIndex);
+			return parseJsonInput(n8n, item.json, itemIndex);
 		}
-		return parseJsonInput(context, context.getNodeParameter('jsonInput', itemIndex), itemIndex);
+		return parseJsonInput(n8n, n8n.getNodeParameter('jsonInput', itemIndex), itemIndex);
 	}
-	return mappedInput(context, item, itemIndex);
+	return mappedInput(n8n, item, itemIndex);
 }
 
 /** The decision slug of one item (the locator may be an expression). */
-export function slugOf(context: IExecuteFunctions, itemIndex: number): string {
-	const value = context.getNodeParameter('decision', itemIndex, '', { extractValue: true });
+export function slugOf(n8n: IExecuteFunctions, itemIndex: number): string {
+	const value = n8n.getNodeParameter('decision', itemIndex, '', { extractValue: true });
 	return String(value ?? '').trim();
 }

@@ -4,62 +4,7 @@
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { RUN_STATUSES, jsonCopy, levelOf, type RunAnswer } from '../../../../../src/contract';
-import { NO_LABEL_KEY, SLOT } from '../../../outputs';
-
-/** One entry of the saved Outputs list (a resource-mapper field), or a bare key for a list saved as keys. */
-export interface OutputSlot {
-	id: string;
-	removed?: boolean;
-	display?: boolean;
-}
-
-/** Output index of each route key and of the fixed outputs, as configuredOutputs (outputs.ts) lays them out. */
-export interface RouteLayout {
-	indexOf: Map<string, number>;
-	noLabel?: number;
-	uncertain: number;
-	pending: number;
-	other: number;
-	/** Outputs standing where n8n's error output was before a refresh added outputs (see outputs.ts). */
-	errorKeepers: number[];
-	count: number;
-}
-
-const FIXED_SLOTS = [SLOT.uncertain, SLOT.pending, SLOT.other] as const;
-
-/**
- * The layout of the saved Outputs list: one output per shown entry in saved order (hidden entries
- * carry data; keys the user removed have none), the fixed outputs where the list has them, or
- * after everything for a list saved as keys only. Mirrors configuredOutputs, which must stay
- * self-contained; a unit test holds the two together.
- */
-export function routeLayout(schema: ReadonlyArray<string | OutputSlot>): RouteLayout {
-	const indexOf = new Map<string, number>();
-	const fixedAt = new Map<string, number>();
-	const errorKeepers: number[] = [];
-	let count = 0;
-	for (const entry of schema) {
-		const slot: OutputSlot = typeof entry === 'string' ? { id: entry } : entry;
-		if (slot.display === false) continue;
-		const isFixed = (FIXED_SLOTS as readonly string[]).includes(slot.id);
-		const isKeeper = slot.id.startsWith(SLOT.errorKeeperPrefix);
-		if (slot.removed === true && !isFixed) continue;
-		if (isFixed) fixedAt.set(slot.id, count);
-		else if (isKeeper) errorKeepers.push(count);
-		else indexOf.set(slot.id, count);
-		count++;
-	}
-	for (const id of FIXED_SLOTS) if (!fixedAt.has(id)) fixedAt.set(id, count++);
-	return {
-		indexOf,
-		noLabel: indexOf.get(NO_LABEL_KEY),
-		uncertain: fixedAt.get(SLOT.uncertain)!,
-		pending: fixedAt.get(SLOT.pending)!,
-		other: fixedAt.get(SLOT.other)!,
-		errorKeepers,
-		count,
-	};
-}
+import type { OutputsLayout } from '../../../outputs-list';
 
 const KNOWN_STATUSES: readonly string[] = RUN_STATUSES;
 
@@ -91,7 +36,7 @@ export function anomalyOf(run: RunAnswer): string | undefined {
  * run to its level. A key the layout does not know, or a run anomalyOf refuses, goes to Other, so
  * nothing is dropped.
  */
-export function targetsFor(run: RunAnswer, layout: RouteLayout): number[] {
+export function targetsFor(run: RunAnswer, layout: OutputsLayout): number[] {
 	if (anomalyOf(run) !== undefined) return [layout.other];
 	if (run.status === 'pending') return [layout.pending];
 	if (run.status === 'uncertain') return [layout.uncertain];
@@ -105,7 +50,7 @@ export function targetsFor(run: RunAnswer, layout: RouteLayout): number[] {
 }
 
 /** Why a run reached Other, in words for the item; undefined when it did not. */
-export function otherNote(run: RunAnswer, layout: RouteLayout): string | undefined {
+export function otherNote(run: RunAnswer, layout: OutputsLayout): string | undefined {
 	const anomaly = anomalyOf(run);
 	if (anomaly) return `Sent to Other: ${anomaly}.`;
 	if (!targetsFor(run, layout).includes(layout.other)) return undefined;

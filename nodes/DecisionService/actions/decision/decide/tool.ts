@@ -17,10 +17,10 @@ const MAX_ERROR_TEXT = 600;
  * agent's tool (`isToolExecution`, absent before n8n 1.9x); the node's type is the tool variant
  * (`…decisionServiceTool`) on every path, including an agent's engine requests.
  */
-export function runsAsTool(context: IExecuteFunctions): boolean {
-	const asks = (context as Partial<Pick<IExecuteFunctions, 'isToolExecution'>>).isToolExecution;
-	if (typeof asks === 'function' && asks.call(context) === true) return true;
-	return context.getNode().type.endsWith('Tool');
+export function runsAsTool(n8n: IExecuteFunctions): boolean {
+	const asks = (n8n as Partial<Pick<IExecuteFunctions, 'isToolExecution'>>).isToolExecution;
+	if (typeof asks === 'function' && asks.call(n8n) === true) return true;
+	return n8n.getNode().type.endsWith('Tool');
 }
 
 /** What an agent reads after a call: the answer, and a plain note when it is not a final one. */

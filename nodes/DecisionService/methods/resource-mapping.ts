@@ -6,20 +6,18 @@ import type {
 	ResourceMapperValue,
 } from 'n8n-workflow';
 import type { ContextField, Decision } from '../../../src/contract';
-import { outputsListFor } from '../outputsList';
+import { OUTPUTS_LIST_PARAMETER, outputsListFor } from '../outputs-list';
 import { toNodeError } from '../errors';
 import { createDecisionClient } from '../transport';
 
-async function currentDecision(context: ILoadOptionsFunctions): Promise<Decision | undefined> {
-	const slug = String(
-		context.getCurrentNodeParameter('decision', { extractValue: true }) ?? '',
-	).trim();
+async function currentDecision(n8n: ILoadOptionsFunctions): Promise<Decision | undefined> {
+	const slug = String(n8n.getCurrentNodeParameter('decision', { extractValue: true }) ?? '').trim();
 	if (!slug) return undefined;
 	try {
-		const client = await createDecisionClient(context);
+		const client = await createDecisionClient(n8n);
 		return await client.getDecision(slug);
 	} catch (error) {
-		throw toNodeError(context.getNode(), error);
+		throw toNodeError(n8n.getNode(), error);
 	}
 }
 
@@ -56,7 +54,7 @@ export async function getContextFields(this: ILoadOptionsFunctions): Promise<Res
  * The Outputs list: one output per option (route), level, lowest first (score) or label (classify,
  * plus "No Label"), then Uncertain, Pending Review and Other. On a refresh, the list saved in the
  * node is merged with the decision as the service has it now, so no output changes meaning (see
- * outputsList.ts): the editor saves whatever this returns.
+ * outputs-list.ts): the editor saves whatever this returns.
  */
 export async function getRouteOutputs(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
 	const decision = await currentDecision(this);
@@ -66,7 +64,9 @@ export async function getRouteOutputs(this: ILoadOptionsFunctions): Promise<Reso
 			emptyFieldsNotice: 'Pick a decision above: its answers become the outputs.',
 		};
 	}
-	const saved = this.getCurrentNodeParameter('routes') as ResourceMapperValue | undefined;
+	const saved = this.getCurrentNodeParameter(OUTPUTS_LIST_PARAMETER) as
+		| ResourceMapperValue
+		| undefined;
 	const fields = outputsListFor(decision, Array.isArray(saved?.schema) ? saved.schema : []);
 	// As a tool, the list only names the answers in the agent's description: shown, not edited.
 	const asTool = this.getNode().type.endsWith('Tool');

@@ -1,0 +1,2 @@
+export { description } from './create/description';
+export { execute } from './create/execute';

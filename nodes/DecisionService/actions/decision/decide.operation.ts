@@ -1,0 +1,2 @@
+export { description } from './decide/description';
+export { execute } from './decide/execute';

@@ -1,2 +1,0 @@
-export { description } from './description';
-export { execute } from './execute';
