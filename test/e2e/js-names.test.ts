@@ -71,7 +71,8 @@ beforeAll(async () => {
 			matchingColumns: [],
 			schema: freshOutputsList(decision),
 		},
-		options: {},
+		// The full run: its probabilities are checked below.
+		options: { simplify: false },
 	};
 	work = mkdtempSync(join(tmpdir(), 'decision-service-js-names-'));
 	const workflows = join(work, 'workflows');

@@ -65,7 +65,9 @@ describe('route decisions', () => {
 		const billing = result.outputs[0][0].json;
 		expect(billing.subject).toBe('Refund');
 		expect((billing.decision as IDataObject).choice).toBe('billing');
-		expect((result.outputs[4][0].json.decision as IDataObject).choice).toBe('__uncertain__');
+		// Uncertain carries no answer to act on (the compact answer, Simplify's default).
+		expect(result.outputs[4][0].json.decision).toMatchObject({ status: 'uncertain' });
+		expect(result.outputs[4][0].json.decision).not.toHaveProperty('choice');
 	});
 
 	it('sends the vague ticket to Pending Review on a plan with human review', async () => {
@@ -99,7 +101,14 @@ describe('score decisions', () => {
 				employees: 2000,
 			},
 		];
-		const result = await run({ slug: 'lead-scoring', routes, items: leads, credentials });
+		const result = await run({
+			slug: 'lead-scoring',
+			routes,
+			items: leads,
+			credentials,
+			// The full run: its legend and raw score are checked below.
+			extra: { options: { simplify: false } },
+		});
 		const placed = pairedIndexes(result.outputs);
 		expect(placed.flat().sort()).toEqual([0, 1]);
 		for (let output = 0; output < 4; output++) {
@@ -191,7 +200,7 @@ describe('drift: the decision changes on the service after the workflow was save
 			routes,
 			items,
 			credentials,
-			extra: { options: { version: 1 } },
+			extra: { options: { version: 1, simplify: false } },
 		});
 		expect(pairedIndexes(pinned.outputs)[6]).toEqual([]);
 		for (const item of pinned.outputs.flat())

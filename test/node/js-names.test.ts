@@ -80,6 +80,8 @@ describe('Decide routes every item to the output of its key, charged once', () =
 			routes,
 			items: texts.map((text) => ({ text })),
 			credentials: credentials(),
+			// The full run: its probabilities are checked below.
+			extra: { options: { simplify: false } },
 		});
 		expect(result.error).toBeUndefined();
 		const reached = pairedIndexes(result.outputs);

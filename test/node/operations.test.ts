@@ -113,6 +113,7 @@ describe('Decision → Create', () => {
 			decideParameters('invoice-checks', undefined, {
 				inputMode: 'text',
 				text: 'This invoice is overdue and past due date',
+				options: { simplify: false },
 			}),
 		);
 		expect((decided[0].json.decision as IDataObject).decision).toBe('invoice-checks');

@@ -142,7 +142,7 @@ describe('pinned versions', () => {
 			routes,
 			items: [{ subject: 'Refund', body: 'I was charged twice on my invoice, please refund.' }],
 			credentials: credentials(),
-			extra: { options: { version: 1 } },
+			extra: { options: { version: 1, simplify: false } },
 		});
 		expect(result.error).toBeUndefined();
 		expect((result.outputs[0][0].json.decision as IDataObject).version).toBe(1);

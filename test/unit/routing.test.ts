@@ -157,9 +157,26 @@ describe('what the item carries', () => {
 		expect(
 			simplifyRun(run({ status: 'pending', labels: [], review_url: 'https://r' })),
 		).toMatchObject({
-			labels: [],
 			review_url: 'https://r',
 		});
+		// A run that is not the answer yet carries the machine's guess as a suggestion, never as
+		// the answer itself.
+		const pending = simplifyRun(run({ status: 'pending', choice: 'billing', confidence: 0.25 }));
+		expect(pending).toEqual({
+			run_id: 'run_1',
+			status: 'pending',
+			confidence: 0.25,
+			suggestion: 'billing',
+		});
+		expect(simplifyRun(run({ status: 'uncertain', choice: '__uncertain__' }))).not.toHaveProperty(
+			'suggestion',
+		);
+		expect(
+			simplifyRun(run({ status: 'uncertain', score: 40, raw_score: 1, legend })),
+		).toMatchObject({ suggestion: 'warm' });
+		expect(
+			simplifyRun(run({ status: 'uncertain', score: 40, raw_score: 1, legend })),
+		).not.toHaveProperty('level');
 		expect(answerOf(run({ choice: 'sales' }), true)).toEqual(simplifyRun(run({ choice: 'sales' })));
 	});
 });

@@ -268,9 +268,9 @@ const properties: INodeProperties[] = [
 				displayName: 'Simplify',
 				name: 'simplify',
 				type: 'boolean',
-				default: false,
+				default: true,
 				description:
-					'Whether to return only the answer, status, confidence and run ID instead of the full run',
+					'Whether to return only the answer, status, confidence and run ID (turn off for the full run: probabilities, engine, model, personal-data count)',
 				displayOptions: { hide: { '@tool': [true] } },
 			},
 			{

@@ -182,7 +182,7 @@ function placeResults(
 			}
 			return;
 		}
-		const answer = answerOf(result, options.simplify === true);
+		const answer = answerOf(result, options.simplify !== false);
 		const note = layout ? otherNote(result, layout) : undefined;
 		if (note) answer.routing_note = note;
 		const json = { ...item.json, [resultField]: answer };

@@ -75,19 +75,30 @@ export function itemPerTarget(
 	]);
 }
 
-/** The compact answer: what a workflow branch or an AI agent needs, nothing else. */
+/**
+ * The compact answer: what a workflow branch or an AI agent needs, nothing else. Only a run the
+ * service answered (`ok`) carries `choice`, `level` or `labels`; an uncertain or pending one
+ * carries the machine's guess as `suggestion`, so nobody acts on it as if it were the answer.
+ */
 export function simplifyRun(run: RunAnswer): IDataObject {
 	const answer: IDataObject = {
 		run_id: run.run_id,
 		status: run.status,
 		confidence: run.confidence,
 	};
-	if (run.choice !== undefined) answer.choice = run.choice;
+	const given: IDataObject = {};
+	if (run.choice !== undefined && !run.choice.startsWith('__')) given.choice = run.choice;
 	if (run.score !== undefined) {
-		answer.score = run.score;
-		answer.level = levelOf(run);
+		given.score = run.score;
+		given.level = levelOf(run);
 	}
-	if (run.labels !== undefined) answer.labels = run.labels;
+	if (run.labels !== undefined) given.labels = run.labels;
+	if (run.status === 'ok') {
+		Object.assign(answer, given);
+	} else {
+		const guess = given.choice ?? given.level ?? (run.labels?.length ? run.labels : undefined);
+		if (guess !== undefined) answer.suggestion = guess;
+	}
 	if (run.review_url !== undefined) answer.review_url = run.review_url;
 	return answer;
 }
