@@ -37,7 +37,9 @@ interface FullResponse {
 function systemCodeOf(error: unknown, depth = 0): string | undefined {
 	if (depth > 4 || typeof error !== 'object' || error === null) return undefined;
 	const record = error as Record<string, unknown>;
-	if (typeof record.code === 'string' && /^[A-Z_]+$/.test(record.code)) return record.code;
+	// Digits too: TLS codes such as ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION (a handshake that failed,
+	// so nothing was sent) must reach classifyTransportCode, not be read as a reset.
+	if (typeof record.code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(record.code)) return record.code;
 	for (const key of ['cause', 'errorResponse', 'error', 'reason']) {
 		const code = systemCodeOf(record[key], depth + 1);
 		if (code) return code;

@@ -266,6 +266,22 @@ describe("n8n's errors, as the client's transport failures", () => {
 		expect(calls).toHaveLength(1);
 	});
 
+	it('a TLS handshake that failed (a code with digits): never sent, so a decide is sent again', async () => {
+		const { n8n, calls } = fakeN8n((_options, call) => {
+			if (call === 1) {
+				throw Object.assign(new Error('request failed'), {
+					cause: axiosError('ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION', 'tlsv1 alert'),
+				});
+			}
+			return json(200, { run_id: 'run_1', feedback: 'good' });
+		});
+		const client = await createDecisionClient(n8n);
+		await expect(client.sendFeedback('run_1', { feedback: 'good' })).resolves.toMatchObject({
+			run_id: 'run_1',
+		});
+		expect(calls).toHaveLength(2);
+	});
+
 	it('a code that is not a system code (lower case, a number) is not taken for one', async () => {
 		const { n8n } = fakeN8n(() => {
 			throw Object.assign(new Error(`bad ${KEY}`), {
