@@ -145,7 +145,8 @@ const properties: INodeProperties[] = [
 		displayOptions: { show: { outputMode: ['routeToOutputs'], '@tool': [false] } },
 	},
 	{
-		displayName: 'Outputs never move: a refresh adds new answers at the end and keeps every wire.',
+		displayName:
+			'A refresh never moves an output. Deleting a row deletes its output and moves the wires after it.',
 		name: 'routesNotice',
 		type: 'notice',
 		default: '',
