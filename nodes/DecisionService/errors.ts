@@ -113,7 +113,7 @@ export function hintFor(error: DecisionServiceError): string | undefined {
  * Errors about the account or the credential, not about the item that met them first: their
  * message names no item (a wrong key is not "Item 0's" fault).
  */
-const ACCOUNT_ERRORS = [UnauthorizedError, QuotaExceededError, RedirectError];
+const ACCOUNT_ERRORS = [UnauthorizedError, QuotaExceededError];
 
 /** "Item 3: …", so a message names the item it is about (once). */
 function forItem(message: string, itemIndex: number | undefined, error?: unknown): string {
