@@ -31,8 +31,12 @@ import {
 	type RouteLayout,
 } from './routing';
 import { answerToolCall, runsAsTool } from './tool';
+import { ExecutionBudget, budgetExceededError, executionBudget } from './budget';
+import { closeCallFields, closeCallOf } from './close-calls';
+import { addHints, newStats, receiptHints, type DecideStats } from './receipt';
+import { configuredOutputs } from '../../../outputs';
 
-type Prepared = { slug: string; input: DecideInput } | { error: Error };
+export type Prepared = { slug: string; input: DecideInput } | { error: Error };
 
 /** The problems of an input against its decision's declared fields, as one error naming the item. */
 function validationError(
@@ -52,17 +56,26 @@ function validationError(
 	});
 }
 
-/** Every item's slug and input, checked against its decision unless the user turned that off. */
-async function prepareItems(
+/**
+ * Every item's slug and input, checked against its decision unless the user turned that off.
+ * `skip` (Evaluate): items that need no decide get that error entry instead, and are not read.
+ */
+export async function prepareItems(
 	context: IExecuteFunctions,
 	items: INodeExecutionData[],
 	client: DecisionClient,
 	validate: boolean,
+	skip?: (itemIndex: number) => Error | undefined,
 ): Promise<Prepared[]> {
 	const continueOnFail = context.continueOnFail();
 	const decisions = new Map<string, Promise<Decision>>();
 	const prepared: Prepared[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		const skipped = skip?.(itemIndex);
+		if (skipped) {
+			prepared.push({ error: skipped });
+			continue;
+		}
 		try {
 			const slug = slugOf(context, itemIndex);
 			if (!slug) {
@@ -92,11 +105,12 @@ async function prepareItems(
  * continue-on-fail nothing more is sent; Stop aborts requests in flight and rate-limit waits, and
  * no item starts after it.
  */
-async function decideAll(
+export async function decideAll(
 	context: IExecuteFunctions,
 	client: DecisionClient,
 	prepared: Prepared[],
 	options: DecideNodeOptions,
+	stats: DecideStats = newStats(),
 ): Promise<Array<RunAnswer | Error>> {
 	const continueOnFail = context.continueOnFail();
 	const signal = context.getExecutionCancelSignal();
@@ -108,6 +122,8 @@ async function decideAll(
 	const results = new Array<RunAnswer | Error>(prepared.length);
 	const executionId = context.getExecutionId();
 	const nodeName = context.getNode().name;
+	const maxDecides = options.maxDecides && options.maxDecides > 0 ? options.maxDecides : 0;
+	const budgetKey = ExecutionBudget.key(executionId, nodeName);
 	let firstFailure: Error | undefined;
 	const fail = (itemIndex: number, error: unknown) => {
 		const nodeError = toNodeError(context.getNode(), error, itemIndex);
@@ -131,18 +147,27 @@ async function decideAll(
 			});
 			const remembered = answerMemo.get(key);
 			if (remembered) {
+				stats.reused++;
 				if ('run' in remembered) results[itemIndex] = remembered.run;
 				else fail(itemIndex, remembered.chargedFailure);
+				return;
+			}
+			// Max Decides per Execution: counted per execution, so a retry continues the count.
+			if (maxDecides && !executionBudget.take(budgetKey, maxDecides)) {
+				stats.overBudget++;
+				fail(itemIndex, budgetExceededError(context.getNode(), itemIndex, maxDecides));
 				return;
 			}
 			try {
 				const run = await client.decide(entry.slug, entry.input, requestOptions);
 				answerMemo.set(key, { run });
+				stats.charged++;
 				results[itemIndex] = run;
 			} catch (error) {
 				// Not sent again in this execution: the service may have run (and charged) it.
 				if (error instanceof DecisionServiceError && error.mayHaveBeenCharged) {
 					answerMemo.set(key, { chargedFailure: error });
+					stats.mayHaveBeenCharged++;
 				}
 				fail(itemIndex, error);
 			}
@@ -165,6 +190,7 @@ function placeResults(
 	layout: RouteLayout | undefined,
 	options: DecideNodeOptions,
 	usesErrorOutput: boolean,
+	closeCalls: { count: number } = { count: 0 },
 ): INodeExecutionData[][] {
 	const outputs: INodeExecutionData[][] = Array.from(
 		{ length: layout ? layout.count : 1 },
@@ -191,8 +217,14 @@ function placeResults(
 		const answer = answerOf(result, options.simplify === true);
 		const note = layout ? otherNote(result, layout) : undefined;
 		if (note) answer.routing_note = note;
+		// Close Call Gap: the two most probable answers within the gap go to Uncertain.
+		const close = note ? undefined : closeCallOf(result, layout, options.closeCallGap);
+		if (close) {
+			Object.assign(answer, closeCallFields(close));
+			closeCalls.count++;
+		}
 		const json = { ...item.json, [resultField]: answer };
-		const targets = layout ? targetsFor(result, layout) : [0];
+		const targets = layout ? (close ? [layout.uncertain] : targetsFor(result, layout)) : [0];
 		for (const [target, each] of itemPerTarget(
 			{ json, binary: item.binary, pairedItem },
 			targets,
@@ -216,8 +248,15 @@ export async function execute(
 	// A pinned version's fields may differ from the live version's (the only ones GET returns):
 	// the service checks them instead, and its 400 is not charged.
 	const validate = options.validateInput !== false && !options.version;
+	const stats = newStats();
 	const decideEach = async () =>
-		await decideAll(this, client, await prepareItems(this, items, client, validate), options);
+		await decideAll(
+			this,
+			client,
+			await prepareItems(this, items, client, validate),
+			options,
+			stats,
+		);
 	if (runsAsTool(this)) return await answerToolCall(items, decideEach);
 	let layout: RouteLayout | undefined;
 	if (this.getNodeParameter('outputMode', 0) === 'routeToOutputs') {
@@ -226,5 +265,22 @@ export async function execute(
 	}
 	const results = await decideEach();
 	const usesErrorOutput = this.getNode().onError === 'continueErrorOutput';
-	return placeResults(items, results, layout, options, usesErrorOutput);
+	const closeCalls = { count: 0 };
+	const outputs = placeResults(items, results, layout, options, usesErrorOutput, closeCalls);
+	// The receipt: what this run spent and where its items went, as n8n execution hints.
+	const names = layout
+		? configuredOutputs(this.getNode().parameters).map((output, index) =>
+				typeof output === 'object' && output.displayName ? output.displayName : `Output ${index}`,
+			)
+		: ['Output'];
+	addHints(
+		this,
+		receiptHints(
+			stats,
+			results,
+			outputs.map((each, index) => ({ name: names[index] ?? `Output ${index}`, items: each })),
+			closeCalls.count,
+		),
+	);
+	return outputs;
 }
