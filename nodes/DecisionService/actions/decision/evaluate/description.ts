@@ -12,7 +12,9 @@ const sharedWithDecide: INodeProperties[] = decideDescription
 	.filter((property) => SHARED.has(property.name))
 	.filter((property) => property.displayOptions?.show?.['@tool'] === undefined)
 	.map((property) => {
-		const { '@tool': _tool, ...hide } = property.displayOptions?.hide ?? {};
+		const hide = Object.fromEntries(
+			Object.entries(property.displayOptions?.hide ?? {}).filter(([name]) => name !== '@tool'),
+		);
 		const show = { ...property.displayOptions?.show, operation: ['evaluate'] };
 		return {
 			...property,
