@@ -27,6 +27,12 @@ export class ExecutionBudget {
 		return entry.count;
 	}
 
+	/** Gives back a decide whose request the service refused without charging it. */
+	giveBack(key: string): void {
+		const entry = this.spent.get(key);
+		if (entry && entry.count > 0) entry.count--;
+	}
+
 	/** Takes one decide when fewer than `max` were sent; false when the limit is reached. */
 	take(key: string, max: number): boolean {
 		const used = this.used(key);

@@ -168,6 +168,9 @@ export async function decideAll(
 				if (error instanceof DecisionServiceError && error.mayHaveBeenCharged) {
 					answerMemo.set(key, { chargedFailure: error });
 					stats.mayHaveBeenCharged++;
+				} else if (maxDecides && error instanceof DecisionServiceError) {
+					// Refused without a charge (a 400, a 429): it does not count against the limit.
+					executionBudget.giveBack(budgetKey);
 				}
 				fail(itemIndex, error);
 			}
