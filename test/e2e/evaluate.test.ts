@@ -103,7 +103,6 @@ describe('the evaluation example in real n8n', () => {
 		expect(free.json.units).toEqual({ charged: 0, fresh: 0, reused: 240 });
 		expect(run.outputs['Decide (production)'][0]).toHaveLength(240);
 		expect(charged).toBe(480);
-		// eslint-disable-next-line no-console
 		console.log(
 			`e2e evaluate: ${freshScored.length} items; charged fresh ${JSON.stringify(fresh.json.units)}, reused ${JSON.stringify(free.json.units)}; sandbox usage +${charged}; accuracy ${fresh.json.accuracy}, coverage ${fresh.json.coverage}`,
 		);
