@@ -26,6 +26,13 @@ export function configuredOutputs(parameters: INodeParameters): INodeOutputConfi
 	const resource = parameters.resource === undefined ? 'decision' : parameters.resource;
 	const operation = parameters.operation === undefined ? 'decide' : parameters.operation;
 	const mode = parameters.outputMode === undefined ? 'routeToOutputs' : parameters.outputMode;
+	// Evaluate: the report, then the scored items.
+	if (resource === 'decision' && operation === 'evaluate') {
+		return [
+			{ type: 'main', displayName: 'Report' },
+			{ type: 'main', displayName: 'Scored Items' },
+		];
+	}
 	if (resource !== 'decision' || operation !== 'decide' || mode !== 'routeToOutputs') {
 		return [{ type: 'main' }];
 	}

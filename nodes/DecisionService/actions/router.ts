@@ -13,6 +13,7 @@ const operations: Record<string, Record<string, OperationModule>> = {
 	decision: {
 		create: decision.create,
 		decide: decision.decide,
+		evaluate: decision.evaluate,
 		get: decision.get,
 		getAll: decision.getMany,
 	},

@@ -1,10 +1,11 @@
 import type { INodeProperties } from 'n8n-workflow';
 import * as create from './create.operation';
 import * as decide from './decide.operation';
+import * as evaluate from './evaluate.operation';
 import * as get from './get.operation';
 import * as getMany from './get-many.operation';
 
-export { create, decide, get, getMany };
+export { create, decide, evaluate, get, getMany };
 
 export const description: INodeProperties[] = [
 	{
@@ -28,6 +29,12 @@ export const description: INodeProperties[] = [
 				action: 'Decide on an item',
 			},
 			{
+				name: 'Evaluate',
+				value: 'evaluate',
+				description: 'Measure how often the decision gives the expected answer on labeled items',
+				action: 'Evaluate a decision on labeled items',
+			},
+			{
 				name: 'Get',
 				value: 'get',
 				description: 'Get a decision with its context fields and options',
@@ -42,6 +49,7 @@ export const description: INodeProperties[] = [
 		],
 	},
 	...decide.description,
+	...evaluate.description,
 	...create.description,
 	...get.description,
 	...getMany.description,

@@ -226,6 +226,16 @@ const properties: INodeProperties[] = [
 		default: {},
 		options: [
 			{
+				displayName: 'Close Call Gap',
+				name: 'closeCallGap',
+				type: 'number',
+				typeOptions: { minValue: 0, maxValue: 1, numberPrecision: 2 },
+				default: 0,
+				description:
+					'Send an answer to Uncertain when its two most likely answers are this close (for example 0.1); 0 turns it off',
+				displayOptions: { hide: { '@tool': [true] } },
+			},
+			{
 				displayName: 'Engine',
 				name: 'engine',
 				type: 'options',
@@ -248,6 +258,15 @@ const properties: INodeProperties[] = [
 				default: DEFAULT_MAX_CONCURRENCY,
 				description:
 					"Most items sent to the service at once; lower it only to spare a service or proxy that cannot take that many (the plan's rate limit is respected whatever it is)",
+			},
+			{
+				displayName: 'Max Decides per Execution',
+				name: 'maxDecides',
+				type: 'number',
+				typeOptions: { minValue: 0 },
+				default: 0,
+				description:
+					'Most items sent to the service in one execution; items beyond it fail without being sent (0 = no limit)',
 			},
 			{
 				displayName: 'Max Wait on Rate Limit (Seconds)',
@@ -309,7 +328,9 @@ export const description = updateDisplayOptions(
 
 /** Decide's options as the node reads them (the API's own `options` is DecideRequestOptions). */
 export interface DecideNodeOptions {
+	closeCallGap?: number;
 	concurrency?: number;
+	maxDecides?: number;
 	engine?: 'auto' | 'jev' | 'llm';
 	maxRateLimitWait?: number;
 	resultField?: string;

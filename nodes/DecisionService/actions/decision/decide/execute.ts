@@ -25,8 +25,12 @@ import { errorObject, failedItemJson } from './failed-item';
 import { answerOf, itemPerTarget, otherNote, targetsFor } from './routing';
 import { OUTPUTS_LIST_PARAMETER, outputsLayout, type OutputsLayout } from '../../../outputs-list';
 import { answerToolCall, runsAsTool } from './tool';
+import { ExecutionBudget, budgetExceededError, executionBudget } from './budget';
+import { closeCallFields, closeCallOf } from './close-calls';
+import { addHints, newStats, receiptHints, type DecideStats } from './receipt';
+import { configuredOutputs } from '../../../expressions';
 
-type Prepared = { slug: string; input: DecideInput } | { error: Error };
+export type Prepared = { slug: string; input: DecideInput } | { error: Error };
 
 /** The problems of an input against its decision's declared fields, as one error naming the item. */
 function validationError(
@@ -46,17 +50,26 @@ function validationError(
 	});
 }
 
-/** Every item's slug and input, checked against its decision unless the user turned that off. */
-async function prepareItems(
+/**
+ * Every item's slug and input, checked against its decision unless the user turned that off.
+ * `skip` (Evaluate): items that need no decide get that error entry instead, and are not read.
+ */
+export async function prepareItems(
 	n8n: IExecuteFunctions,
 	items: INodeExecutionData[],
 	client: DecisionClient,
 	validate: boolean,
+	skip?: (itemIndex: number) => Error | undefined,
 ): Promise<Prepared[]> {
 	const continueOnFail = n8n.continueOnFail();
 	const decisions = new Map<string, Promise<Decision>>();
 	const prepared: Prepared[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		const skipped = skip?.(itemIndex);
+		if (skipped) {
+			prepared.push({ error: skipped });
+			continue;
+		}
 		try {
 			const slug = slugOf(n8n, itemIndex);
 			if (!slug) {
@@ -86,11 +99,12 @@ async function prepareItems(
  * continue-on-fail nothing more is sent; Stop aborts requests in flight and rate-limit waits, and
  * no item starts after it.
  */
-async function decideAll(
+export async function decideAll(
 	n8n: IExecuteFunctions,
 	client: DecisionClient,
 	prepared: Prepared[],
 	options: DecideNodeOptions,
+	stats: DecideStats = newStats(),
 ): Promise<Array<RunAnswer | Error>> {
 	const continueOnFail = n8n.continueOnFail();
 	const signal = n8n.getExecutionCancelSignal();
@@ -102,6 +116,8 @@ async function decideAll(
 	const results = new Array<RunAnswer | Error>(prepared.length);
 	const executionId = n8n.getExecutionId();
 	const nodeName = n8n.getNode().name;
+	const maxDecides = options.maxDecides && options.maxDecides > 0 ? options.maxDecides : 0;
+	const budgetKey = ExecutionBudget.key(executionId, nodeName);
 	let firstFailure: Error | undefined;
 	const fail = (itemIndex: number, error: unknown) => {
 		const nodeError = toNodeError(n8n.getNode(), error, itemIndex);
@@ -125,18 +141,30 @@ async function decideAll(
 			});
 			const remembered = answerMemo.get(key);
 			if (remembered) {
+				stats.reused++;
 				if ('run' in remembered) results[itemIndex] = remembered.run;
 				else fail(itemIndex, remembered.chargedFailure);
+				return;
+			}
+			// Max Decides per Execution: counted per execution, so a retry continues the count.
+			if (maxDecides && !executionBudget.take(budgetKey, maxDecides)) {
+				stats.overBudget++;
+				fail(itemIndex, budgetExceededError(n8n.getNode(), itemIndex, maxDecides));
 				return;
 			}
 			try {
 				const run = await client.decide(entry.slug, entry.input, requestOptions);
 				answerMemo.set(key, { run });
+				stats.charged++;
 				results[itemIndex] = run;
 			} catch (error) {
 				// Not sent again in this execution: the service may have run (and charged) it.
 				if (error instanceof DecisionServiceError && error.mayHaveBeenCharged) {
 					answerMemo.set(key, { chargedFailure: error });
+					stats.mayHaveBeenCharged++;
+				} else if (maxDecides && error instanceof DecisionServiceError) {
+					// Refused without a charge (a 400, a 429): it does not count against the limit.
+					executionBudget.giveBack(budgetKey);
 				}
 				fail(itemIndex, error);
 			}
@@ -159,6 +187,7 @@ function placeResults(
 	layout: OutputsLayout | undefined,
 	options: DecideNodeOptions,
 	usesErrorOutput: boolean,
+	closeCalls: { count: number } = { count: 0 },
 ): INodeExecutionData[][] {
 	const outputs: INodeExecutionData[][] = Array.from(
 		{ length: layout ? layout.count : 1 },
@@ -185,8 +214,14 @@ function placeResults(
 		const answer = answerOf(result, options.simplify !== false);
 		const note = layout ? otherNote(result, layout) : undefined;
 		if (note) answer.routing_note = note;
+		// Close Call Gap: the two most probable answers within the gap go to Uncertain.
+		const close = note ? undefined : closeCallOf(result, layout, options.closeCallGap);
+		if (close) {
+			Object.assign(answer, closeCallFields(close));
+			closeCalls.count++;
+		}
 		const json = { ...item.json, [resultField]: answer };
-		const targets = layout ? targetsFor(result, layout) : [0];
+		const targets = layout ? (close ? [layout.uncertain] : targetsFor(result, layout)) : [0];
 		for (const [target, each] of itemPerTarget(
 			{ json, binary: item.binary, pairedItem },
 			targets,
@@ -210,8 +245,15 @@ export async function execute(
 	// A pinned version's fields may differ from the live version's (the only ones GET returns):
 	// the service checks them instead, and its 400 is not charged.
 	const validate = options.validateInput !== false && !options.version;
+	const stats = newStats();
 	const decideEach = async () =>
-		await decideAll(this, client, await prepareItems(this, items, client, validate), options);
+		await decideAll(
+			this,
+			client,
+			await prepareItems(this, items, client, validate),
+			options,
+			stats,
+		);
 	if (runsAsTool(this)) return await answerToolCall(items, decideEach);
 	let layout: OutputsLayout | undefined;
 	if (this.getNodeParameter('outputMode', 0) === 'routeToOutputs') {
@@ -220,5 +262,22 @@ export async function execute(
 	}
 	const results = await decideEach();
 	const usesErrorOutput = this.getNode().onError === 'continueErrorOutput';
-	return placeResults(items, results, layout, options, usesErrorOutput);
+	const closeCalls = { count: 0 };
+	const outputs = placeResults(items, results, layout, options, usesErrorOutput, closeCalls);
+	// The receipt: what this run spent and where its items went, as n8n execution hints.
+	const names = layout
+		? configuredOutputs(this.getNode().parameters).map((output, index) =>
+				typeof output === 'object' && output.displayName ? output.displayName : `Output ${index}`,
+			)
+		: ['Output'];
+	addHints(
+		this,
+		receiptHints(
+			stats,
+			results,
+			outputs.map((each, index) => ({ name: names[index] ?? `Output ${index}`, items: each })),
+			closeCalls.count,
+		),
+	);
+	return outputs;
 }

@@ -1,0 +1,69 @@
+/**
+ * Max Decides per Execution: how many decides this node has sent in one execution, so items
+ * beyond the limit fail before a request (nothing charged). Keyed by execution and node, as
+ * answer-memo.ts keys its answers: n8n re-running the node in the same execution (Retry On Fail)
+ * continues the count instead of resetting it, and answers it reuses from the memo are not counted
+ * again (they were not sent again). Bounded in entries and time, oldest dropped first.
+ */
+import { NodeOperationError, type INode } from 'n8n-workflow';
+
+export class ExecutionBudget {
+	private readonly spent = new Map<string, { count: number; expiresAt: number }>();
+
+	constructor(
+		private readonly maxEntries = 5_000,
+		private readonly ttlMs = 6 * 60 * 60 * 1000,
+		private readonly now: () => number = Date.now,
+	) {}
+
+	static key(executionId: string, nodeName: string): string {
+		return JSON.stringify([executionId, nodeName]);
+	}
+
+	/** Decides already sent under this key (0 when none or expired). */
+	used(key: string): number {
+		const entry = this.spent.get(key);
+		if (!entry || entry.expiresAt <= this.now()) return 0;
+		return entry.count;
+	}
+
+	/** Gives back a decide whose request the service refused without charging it. */
+	giveBack(key: string): void {
+		const entry = this.spent.get(key);
+		if (entry && entry.count > 0) entry.count--;
+	}
+
+	/** Takes one decide when fewer than `max` were sent; false when the limit is reached. */
+	take(key: string, max: number): boolean {
+		const used = this.used(key);
+		if (used >= max) return false;
+		this.spent.delete(key);
+		this.spent.set(key, { count: used + 1, expiresAt: this.now() + this.ttlMs });
+		while (this.spent.size > this.maxEntries) {
+			const oldest = this.spent.keys().next().value;
+			if (oldest === undefined) break;
+			this.spent.delete(oldest);
+		}
+		return true;
+	}
+}
+
+/** The process's budget counter, shared by every Decide node (keys carry the execution and node). */
+export const executionBudget = new ExecutionBudget();
+
+/** The error of an item not sent because the execution's limit was reached. */
+export function budgetExceededError(
+	node: INode,
+	itemIndex: number,
+	max: number,
+): NodeOperationError {
+	return new NodeOperationError(
+		node,
+		`Item ${itemIndex}: not sent, Max Decides per Execution (${max}) is reached`,
+		{
+			itemIndex,
+			description:
+				'No request was sent for this item, so no quota was spent. Raise Max Decides per Execution (0 = no limit) or split the run.',
+		},
+	);
+}

@@ -1,0 +1,2 @@
+export { description } from './evaluate/description';
+export { execute } from './evaluate/execute';

@@ -1,0 +1,115 @@
+/**
+ * The editor's fields of Evaluate: the decision and the input are Decide's own fields (taken from
+ * its description, not copied), then the expected answer, the target accuracy and the options.
+ */
+import type { INodeProperties } from 'n8n-workflow';
+import { description as decideDescription } from '../decide/description';
+
+const SHARED = new Set(['decision', 'inputMode', 'inputFields', 'text', 'jsonInput']);
+
+/** Decide's decision and input fields, shown for Evaluate instead (its agent-tool variants left out). */
+const sharedWithDecide: INodeProperties[] = decideDescription
+	.filter((property) => SHARED.has(property.name))
+	.filter((property) => property.displayOptions?.show?.['@tool'] === undefined)
+	.map((property) => {
+		const hide = Object.fromEntries(
+			Object.entries(property.displayOptions?.hide ?? {}).filter(([name]) => name !== '@tool'),
+		);
+		const show = { ...property.displayOptions?.show, operation: ['evaluate'] };
+		return {
+			...property,
+			displayOptions: Object.keys(hide).length ? { show, hide } : { show },
+		};
+	});
+
+const show = { resource: ['decision'], operation: ['evaluate'] };
+
+export const description: INodeProperties[] = [
+	...sharedWithDecide,
+	{
+		displayName: 'Expected Answer',
+		name: 'expected',
+		type: 'string',
+		default: '={{ $json.expected }}',
+		required: true,
+		description:
+			'The answer each item should get: an option key (route), a level (score) or a list of labels (classify)',
+		displayOptions: { show },
+	},
+	{
+		displayName: 'Target Accuracy',
+		name: 'targetAccuracy',
+		type: 'number',
+		typeOptions: { minValue: 0, maxValue: 1, numberPrecision: 2 },
+		default: 0.9,
+		description:
+			'The accuracy you need (0 to 1): the report recommends the lowest confidence that reaches it',
+		displayOptions: { show },
+	},
+	{
+		displayName:
+			'Items that already carry a run from an earlier Decide are scored from it for free; the others are decided (one unit each).',
+		name: 'evaluateNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show },
+	},
+	{
+		displayName: 'Options',
+		name: 'evaluateOptions',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		displayOptions: { show },
+		options: [
+			{
+				displayName: 'Compare With Version',
+				name: 'compareVersion',
+				type: 'number',
+				typeOptions: { minValue: 0 },
+				default: 0,
+				description:
+					'Also decide each item on this version (one unit each) and list where it answers differently; 0 compares nothing',
+			},
+			{
+				displayName: 'Result Field',
+				name: 'resultField',
+				type: 'string',
+				default: 'decision',
+				description:
+					"Field holding an earlier Decide's result (with its run ID); fresh answers are written there too",
+			},
+			{
+				displayName: 'Send Expected Answers as Feedback',
+				name: 'sendFeedback',
+				type: 'boolean',
+				default: false,
+				description: "Whether to send each item's expected answer as feedback on its run",
+			},
+			{
+				displayName: 'Timeout (Seconds)',
+				name: 'timeout',
+				type: 'number',
+				typeOptions: { minValue: 10 },
+				default: 15,
+				description: 'How long to wait for each answer; the service asks for at least 10 seconds',
+			},
+			{
+				displayName: 'Validate Input Locally',
+				name: 'validateInput',
+				type: 'boolean',
+				default: true,
+				description:
+					'Whether to check required fields and types before calling, so an invalid item fails alone and spends no quota',
+			},
+		],
+	},
+];
+
+export interface EvaluateNodeOptions {
+	compareVersion?: number;
+	resultField?: string;
+	sendFeedback?: boolean;
+	timeout?: number;
+	validateInput?: boolean;
+}

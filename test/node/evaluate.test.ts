@@ -1,0 +1,200 @@
+/**
+ * Evaluate through n8n-core's engine against the sandbox (issue 22): 20 labeled rows of
+ * examples/ticket-routing-labeled.csv, fresh (one unit each) and already decided (free); the
+ * report's figures are evaluate() recomputed from the scored items; a bad expected answer fails
+ * its item only, uncharged.
+ */
+import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import { outputNames, runNode, type EngineCredentials } from '../../harness/n8n-engine';
+import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
+import { evaluate, evaluationDecisionOf, type ScoredItem } from '../../src/evaluate';
+import type { RunAnswer } from '../../src/contract';
+import { makeLabeledSet } from '../../scripts/make-labeled-set';
+import { decide, locator } from './helpers';
+
+let sb: TestSandbox;
+const leaks: string[] = [];
+const credentialsFor = (apiKey: string): EngineCredentials => ({ apiKey, baseUrl: sb.baseUrl });
+
+beforeAll(async () => {
+	sb = await startTestSandbox();
+});
+afterAll(async () => {
+	await sb.close();
+	for (const key of Object.values(DEMO_KEYS)) expect(leaks.join('\n')).not.toContain(key);
+});
+beforeEach(async () => {
+	await sb.control('POST', '/reset');
+});
+
+/** 20 rows of the labeled set, as a Read/Extract node would give them (the CSV's columns). */
+const rows: IDataObject[] = makeLabeledSet()
+	.slice(0, 20)
+	.map(({ id, subject, body, expected }) => ({ id, subject, body, expected }));
+
+const INPUT = '={{ { "subject": $json.subject, "body": $json.body } }}';
+
+function evaluateParameters(extra: INodeParameters = {}): INodeParameters {
+	return {
+		resource: 'decision',
+		operation: 'evaluate',
+		decision: locator('ticket-routing'),
+		inputMode: 'json',
+		jsonInput: INPUT,
+		expected: '={{ $json.expected }}',
+		targetAccuracy: 0.9,
+		evaluateOptions: {},
+		...extra,
+	};
+}
+
+async function runEvaluate(
+	items: IDataObject[],
+	extra: INodeParameters = {},
+	onError?: 'continueErrorOutput',
+) {
+	const result = await runNode({
+		parameters: evaluateParameters(extra),
+		items,
+		credentials: credentialsFor(DEMO_KEYS.pro),
+		...(onError ? { onError } : {}),
+	});
+	leaks.push(result.serialised);
+	return result;
+}
+
+const used = async () => (await sb.usage(DEMO_KEYS.pro)).used;
+
+/** evaluate() again, from the scored items alone (the run each carries under `decision`). */
+async function recompute(scored: INodeExecutionData[]) {
+	const decision = await sb.client(DEMO_KEYS.pro).getDecision('ticket-routing');
+	const items: ScoredItem[] = scored.map((item) => ({
+		expected: item.json.expected,
+		run: item.json.decision as unknown as RunAnswer,
+		charged: item.json.charged as number,
+	}));
+	return evaluate(evaluationDecisionOf(decision), items, { targetAccuracy: 0.9 }).metrics;
+}
+
+function figures(metrics: IDataObject) {
+	const { items: _items, ...rest } = metrics as IDataObject & { items: unknown };
+	void _items;
+	return rest;
+}
+
+describe('Evaluate', () => {
+	it('has two outputs, Report and Scored Items', () => {
+		expect(outputNames(evaluateParameters())).toEqual(['Report', 'Scored Items']);
+	});
+
+	it('decides fresh items once each, and the report equals evaluate() recomputed from the scored items', async () => {
+		const before = await used();
+		const result = await runEvaluate(rows);
+		expect(result.error).toBeUndefined();
+		expect(await used()).toBe(before + 20);
+		const [reportItems, scored] = result.outputs;
+		expect(reportItems).toHaveLength(1);
+		expect(scored).toHaveLength(20);
+		const report = reportItems[0];
+		expect(report.binary?.data).toMatchObject({
+			fileName: 'evaluation-report.html',
+			mimeType: 'text/html',
+		});
+		const html = Buffer.from(report.binary!.data.data, 'base64').toString('utf8');
+		expect(html).toContain('<html');
+		expect(report.json).toMatchObject({
+			type: 'route',
+			total: 20,
+			units: { charged: 20, fresh: 20, reused: 0 },
+		});
+		for (const [index, item] of scored.entries()) {
+			expect(item.pairedItem).toEqual({ item: index });
+			expect(typeof item.json.right).toBe('boolean');
+			expect(item.json.expected).toBe(rows[index].expected);
+			expect(item.json.charged).toBe(1);
+			expect((item.json.decision as IDataObject).run_id).toEqual(expect.any(String));
+		}
+		const again = await recompute(scored);
+		expect(figures(report.json)).toMatchObject(figures(again as unknown as IDataObject));
+		// The outcomes name the input items.
+		expect((report.json.items as IDataObject[]).map((outcome) => outcome.index)).toEqual(
+			rows.map((_, index) => index),
+		);
+		// right/predicted on each scored item are the report's outcomes.
+		expect(scored.map((item) => item.json.right)).toEqual(
+			again.items.map((outcome) => outcome.correct === true),
+		);
+		const hints = result.run.data.resultData.runData['Decision Service'][0].hints ?? [];
+		expect(hints.map((hint) => hint.message).join('\n')).toMatch(/charged 20 units/);
+	});
+
+	it('scores items that already carry a run from an earlier Decide for free (charged 0)', async () => {
+		const decided = await decide({
+			slug: 'ticket-routing',
+			items: rows,
+			credentials: credentialsFor(DEMO_KEYS.pro),
+			extra: { jsonInput: INPUT },
+		});
+		expect(decided.error).toBeUndefined();
+		const carried = decided.outputs[0].map((item) => item.json);
+		expect(carried).toHaveLength(20);
+		const before = await used();
+		const result = await runEvaluate(carried);
+		expect(result.error).toBeUndefined();
+		expect(await used()).toBe(before);
+		const [[report], scored] = result.outputs;
+		expect(report.json.units).toEqual({ charged: 0, fresh: 0, reused: 20 });
+		expect(scored.every((item) => item.json.charged === 0)).toBe(true);
+		const again = await recompute(scored);
+		expect(figures(report.json)).toMatchObject(figures(again as unknown as IDataObject));
+	});
+
+	it('fails an item whose expected key the decision does not know, names it, and charges nothing for it', async () => {
+		const items = rows.slice(0, 5).map((row) => ({ ...row }));
+		items[2].expected = 'refunds';
+		const before = await used();
+		const result = await runEvaluate(items, {}, 'continueErrorOutput');
+		expect(result.error).toBeUndefined();
+		expect(await used()).toBe(before + 4);
+		const [[report], scored, errors] = result.outputs;
+		expect(report.json.total).toBe(4);
+		expect(report.json.failed_items).toEqual([2]);
+		expect(scored).toHaveLength(4);
+		expect(errors).toHaveLength(1);
+		expect(errors[0].pairedItem).toEqual({ item: 2 });
+		expect((errors[0].json.error as IDataObject).message).toMatch(
+			/^Item 2: the expected option "refunds" is not one of the decision's options/,
+		);
+		expect((errors[0].json.error as IDataObject).may_have_been_charged).toBe(false);
+	});
+
+	it('stops before any decide when an expected answer is bad and nothing continues on fail', async () => {
+		const items = rows.slice(0, 3).map((row) => ({ ...row }));
+		items[1].expected = 'Billing';
+		const before = await used();
+		const result = await runEvaluate(items);
+		expect(result.error?.message).toMatch(/^Item 1: the expected option "Billing"/);
+		expect(await used()).toBe(before);
+	});
+
+	it('compares with a pinned version: decides each item on it too and lists where they differ', async () => {
+		const before = await used();
+		const result = await runEvaluate(rows.slice(0, 4), {
+			evaluateOptions: { compareVersion: 1 },
+		});
+		expect(result.error).toBeUndefined();
+		expect(await used()).toBe(before + 8);
+		const comparison = result.outputs[0][0].json.comparison as IDataObject;
+		expect(comparison).toMatchObject({ version: 1, compared: 4, failed: 0 });
+		expect(comparison.disagreements).toBe((comparison.items as unknown[]).length);
+	});
+
+	it('sends the expected answers as feedback on their runs when asked', async () => {
+		const result = await runEvaluate(rows.slice(0, 3), {
+			evaluateOptions: { sendFeedback: true },
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.outputs[0][0].json.feedback).toEqual({ sent: 3, failed: 0 });
+		expect(result.outputs[1].every((item) => item.json.feedback_sent === true)).toBe(true);
+	});
+});
