@@ -28,6 +28,17 @@ type ErrorClass = abstract new (...args: never[]) => DecisionServiceError;
 const NOT_REPEATED =
 	'It was not repeated because the service may have run (and charged) it; check the run history before sending it again.';
 
+/** What to check for each "not found" the service names (a Map: the code is the service's word). */
+const NOT_FOUND_HINTS = new Map<string, string>([
+	['decision_not_found', "Check the decision's slug, or pick the decision from the list."],
+	['version_not_found', 'Check the version number (leave it empty or 0 for the live version).'],
+	['template_not_found', 'Check the template, or pick it from the list.'],
+	[
+		'run_not_found',
+		"Check the run ID; runs are purged after the plan's retention period (7 days on Free, 30 on paid plans).",
+	],
+]);
+
 /** Hints by class, most specific first (the first `instanceof` match wins). */
 const HINTS: Array<[ErrorClass, (error: DecisionServiceError) => string]> = [
 	[
@@ -50,7 +61,7 @@ const HINTS: Array<[ErrorClass, (error: DecisionServiceError) => string]> = [
 		() =>
 			'Check the API key in the credential: it may be mistyped, revoked, or meant for another base URL.',
 	],
-	[NotFoundError, () => "Check the slug or ID; runs are purged after the plan's retention period."],
+	[NotFoundError, (error) => NOT_FOUND_HINTS.get(error.code) ?? 'Check the slug or ID.'],
 	[
 		DecisionNotLiveError,
 		() =>

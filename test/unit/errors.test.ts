@@ -348,6 +348,21 @@ describe('the node’s hints, by class', () => {
 			/may have run/,
 		],
 		['stopped', new AbortedError(init), /stopped/],
+		[
+			'a decision not found: the slug, nothing about runs',
+			new NotFoundError({ ...init, code: 'decision_not_found' }),
+			/^Check the decision's slug[^]*list\.$/,
+		],
+		[
+			'a run not found: the retention period',
+			new NotFoundError({ ...init, code: 'run_not_found' }),
+			/retention period/,
+		],
+		[
+			'a not-found code named like a JavaScript property: the plain hint',
+			new NotFoundError({ ...init, code: 'constructor' }),
+			/^Check the slug or ID\.$/,
+		],
 	])('%s', (_name, error, hint) => {
 		expect(hintFor(error)).toMatch(hint);
 	});
