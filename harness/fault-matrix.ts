@@ -141,6 +141,8 @@ export interface MatrixResult {
 		received: number;
 		/** …that the proxy forwarded to the sandbox. */
 		forwarded: number;
+		/** …that the sandbox refused for the key's rate (429, free, waited out and sent again). */
+		rateLimited: number;
 		/** Answers the sandbox gave that never reached n8n (reset/hang after, cut body, client gone). */
 		lostAfterAnswer: number;
 		/** Answers delivered altered (patched or replaced). */
@@ -593,6 +595,7 @@ export async function startFaultMatrix(options: FaultMatrixOptions): Promise<Fau
 				requests: {
 					received: sumOf(counters.received, route),
 					forwarded: sumOf(counters.forwarded, route),
+					rateLimited: sumOf(counters.upstreamRateLimited, route),
 					lostAfterAnswer: sumOf(counters.lostAfterAnswer, route),
 					altered: sumOf(counters.altered, route),
 				},
@@ -656,7 +659,7 @@ export function formatMatrixReport(report: MatrixReport): string {
 			each.created
 				? `created ${each.created.answered201} (decisions ${each.created.decisions})`
 				: '',
-			`requests received ${each.requests.received} forwarded ${each.requests.forwarded} lost ${each.requests.lostAfterAnswer} altered ${each.requests.altered}`,
+			`requests received ${each.requests.received} forwarded ${each.requests.forwarded} rate-limited ${each.requests.rateLimited} lost ${each.requests.lostAfterAnswer} altered ${each.requests.altered}`,
 			`canary ${each.canary.hits} (key ${each.canary.withKey}, body ${each.canary.withBody})`,
 			each.workflowError ? `workflow error: ${each.workflowError}` : '',
 		].filter(Boolean);

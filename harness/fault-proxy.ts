@@ -182,6 +182,8 @@ export interface ProxyCounters {
 	forwarded: CountsByRoute;
 	/** Forwarded and answered 2xx by the sandbox: for POST /v1/decide/*, a charged decide. */
 	upstreamOk: CountsByRoute;
+	/** Forwarded and answered 429 by the sandbox: refused for the key's rate, never charged. */
+	upstreamRateLimited: CountsByRoute;
 	/** Answers the sandbox gave that the client never got (outcome `lost`). */
 	lostAfterAnswer: CountsByRoute;
 	/** Answers delivered altered (outcome `altered`). */
@@ -773,6 +775,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
 			received: {},
 			forwarded: {},
 			upstreamOk: {},
+			upstreamRateLimited: {},
 			lostAfterAnswer: {},
 			altered: {},
 			faults: { ...scope.faults },
@@ -791,6 +794,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
 				exchange.upstreamStatus < 300
 			)
 				add(counters.upstreamOk, key);
+			if (exchange.upstreamStatus === 429) add(counters.upstreamRateLimited, key);
 			if (exchange.outcome === 'lost' && exchange.upstreamStatus !== undefined)
 				add(counters.lostAfterAnswer, key);
 			if (exchange.outcome === 'altered') add(counters.altered, key);

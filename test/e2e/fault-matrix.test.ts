@@ -359,7 +359,11 @@ describe('one decide that can be neither answered nor retried for free', () => {
 				expect(retried.itemsOut).toBe(ITEMS);
 				expect(retried.charged).toBe(ITEMS);
 			}
-			expect(retried.requests.received).toBeLessThanOrEqual(ITEMS + 1);
+			// Besides the service's 429s (free, waited out: each case has its own gate, so cases that
+			// follow each other meet at the key's budget), nothing is sent twice.
+			expect(retried.requests.received - retried.requests.rateLimited).toBeLessThanOrEqual(
+				ITEMS + 1,
+			);
 		},
 	);
 
@@ -470,7 +474,8 @@ describe('a decide that hangs until the timeout (Timeout at its minimum)', () =>
 				mayHaveBeenCharged: true,
 			},
 		]);
-		expect(each.requests.received).toBe(HANG_ITEMS);
+		// Besides the service's free 429s, each item was sent once.
+		expect(each.requests.received - each.requests.rateLimited).toBe(HANG_ITEMS);
 		// The sandbox answered it (and charged it); the answer never arrived.
 		expect(each.requests.lostAfterAnswer).toBe(1);
 		expect(each.charged).toBe(HANG_ITEMS);
@@ -479,7 +484,7 @@ describe('a decide that hangs until the timeout (Timeout at its minimum)', () =>
 	it("with n8n's Retry On Fail: the run fails again on it, and it is still not resent", () => {
 		const each = result(HANG_CASES[1].name);
 		expect(each.workflowError).toMatch(/may have run \(and charged\) it/);
-		expect(each.requests.received).toBe(HANG_ITEMS);
+		expect(each.requests.received - each.requests.rateLimited).toBe(HANG_ITEMS);
 		expect(each.charged).toBe(HANG_ITEMS);
 	});
 });
