@@ -30,7 +30,7 @@ const NOT_REPEATED =
 
 /** What to check for each "not found" the service names (a Map: the code is the service's word). */
 const NOT_FOUND_HINTS = new Map<string, string>([
-	['decision_not_found', "Check the decision's slug, or pick the decision from the list."],
+	['decision_not_found', 'Check the slug of the decision, or pick the decision from the list.'],
 	['version_not_found', 'Check the version number (leave it empty or 0 for the live version).'],
 	['template_not_found', 'Check the template, or pick it from the list.'],
 	[

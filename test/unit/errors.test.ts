@@ -351,7 +351,7 @@ describe('the node’s hints, by class', () => {
 		[
 			'a decision not found: the slug, nothing about runs',
 			new NotFoundError({ ...init, code: 'decision_not_found' }),
-			/^Check the decision's slug[^]*list\.$/,
+			/^Check the slug of the decision[^]*list\.$/,
 		],
 		[
 			'a run not found: the retention period',
