@@ -408,6 +408,24 @@ export interface WorkflowRun {
 	raw: unknown;
 }
 
+/**
+ * The run's JSON in `n8n execute --rawOutput`'s output: printed pretty (its braces at column 0)
+ * between n8n's log lines, which a busy machine may also print after it with a brace at column 0
+ * of their own; so each closing brace at column 0 is tried, last first.
+ */
+function runJsonIn(stdout: string): unknown {
+	const start = stdout.startsWith('{') ? 0 : stdout.indexOf('\n{');
+	if (start < 0) return undefined;
+	for (let end = stdout.lastIndexOf('\n}'); end > start; end = stdout.lastIndexOf('\n}', end - 1)) {
+		try {
+			return JSON.parse(stdout.slice(start, end + 2));
+		} catch {
+			// Not the run's closing brace: try the one before.
+		}
+	}
+	return undefined;
+}
+
 /** `n8n execute --id=… --rawOutput`: the run's JSON, parsed. */
 export async function executeWorkflow(
 	instance: N8nInstance,
@@ -418,15 +436,9 @@ export async function executeWorkflow(
 		['execute', `--id=${workflowId}`, '--rawOutput'],
 		extraEnv,
 	);
-	// The run is printed pretty (its braces at column 0) between n8n's log lines.
-	const start = stdout.startsWith('{') ? 0 : stdout.indexOf('\n{');
-	const end = stdout.lastIndexOf('\n}');
-	let parsed: unknown;
-	try {
-		parsed = JSON.parse(stdout.slice(Math.max(0, start), end + 2));
-	} catch {
+	const parsed = runJsonIn(stdout);
+	if (parsed === undefined)
 		throw new Error(`n8n execute printed no run JSON:\n${stdout.slice(0, 3000)}`);
-	}
 	const raw = parsed as {
 		data: {
 			resultData: {
