@@ -438,7 +438,9 @@ export async function executeWorkflow(
 	);
 	const parsed = runJsonIn(stdout);
 	if (parsed === undefined)
-		throw new Error(`n8n execute printed no run JSON:\n${stdout.slice(0, 3000)}`);
+		throw new Error(
+			`n8n execute printed no run JSON:\n${stdout.slice(0, 3000)}\n…\n${stdout.slice(-3000)}`,
+		);
 	const raw = parsed as {
 		data: {
 			resultData: {
