@@ -8,9 +8,12 @@
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import {
+	closeSync,
 	cpSync,
 	existsSync,
 	mkdirSync,
+	mkdtempSync,
+	openSync,
 	readFileSync,
 	readdirSync,
 	rmSync,
@@ -18,6 +21,7 @@ import {
 	writeFileSync,
 } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { INodeParameters } from 'n8n-workflow';
 import { configuredOutputs } from '../nodes/DecisionService/expressions';
@@ -426,16 +430,52 @@ function runJsonIn(stdout: string): unknown {
 	return undefined;
 }
 
+/**
+ * Runs `n8n execute --id=… --rawOutput` with its standard output in a file, not a pipe: n8n exits
+ * as soon as the run is printed, and on a busy machine the end of a large run still queued for a
+ * pipe was lost (a cut JSON); Node writes to a file synchronously, so nothing is lost.
+ */
+async function executeToFile(
+	instance: N8nInstance,
+	workflowId: string,
+	extraEnv: NodeJS.ProcessEnv = {},
+): Promise<string> {
+	const dir = mkdtempSync(join(tmpdir(), 'decision-service-execute-'));
+	const file = join(dir, 'stdout.txt');
+	const out = openSync(file, 'w');
+	try {
+		const child = spawn(
+			instance.node,
+			[instance.bin, 'execute', `--id=${workflowId}`, '--rawOutput'],
+			{ env: { ...instance.env, ...extraEnv }, stdio: ['ignore', out, 'pipe'] },
+		);
+		let stderr = '';
+		child.stderr?.on('data', (chunk: Buffer) => {
+			stderr = (stderr + chunk.toString()).slice(-4000);
+		});
+		const code = await new Promise<number | null>((resolveExit, reject) => {
+			child.once('error', reject);
+			child.once('close', resolveExit);
+		});
+		const stdout = readFileSync(file, 'utf8');
+		if (code !== 0)
+			throw new Error(
+				`n8n execute --id=${workflowId} failed (exit ${code}):\n${stderr}\n${stdout.slice(-2000)}`,
+			);
+		return stdout;
+	} finally {
+		closeSync(out);
+		rmSync(dir, { recursive: true, force: true });
+	}
+}
+
 /** `n8n execute --id=… --rawOutput`: the run's JSON, parsed. */
 export async function executeWorkflow(
 	instance: N8nInstance,
 	workflowId: string,
 	extraEnv?: NodeJS.ProcessEnv,
 ): Promise<WorkflowRun> {
-	const stdout = await instance.cliAsync(
-		['execute', `--id=${workflowId}`, '--rawOutput'],
-		extraEnv,
-	);
+	const stdout = await executeToFile(instance, workflowId, extraEnv);
 	const parsed = runJsonIn(stdout);
 	if (parsed === undefined)
 		throw new Error(
