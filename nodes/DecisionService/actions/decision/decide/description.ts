@@ -5,6 +5,25 @@ import { OUTPUTS_LIST_PARAMETER } from '../../../outputs-list';
 import { decisionLocator } from '../../common';
 import { DEFAULT_MAX_CONCURRENCY, MAX_IN_FLIGHT } from '../../../../../src/client';
 
+/** Options Decide and Evaluate share (one definition each). */
+export const timeoutOption: INodeProperties = {
+	displayName: 'Timeout (Seconds)',
+	name: 'timeout',
+	type: 'number',
+	typeOptions: { minValue: 10 },
+	default: 15,
+	description: 'How long to wait for each answer; the service asks for at least 10 seconds',
+};
+
+export const validateInputOption: INodeProperties = {
+	displayName: 'Validate Input Locally',
+	name: 'validateInput',
+	type: 'boolean',
+	default: true,
+	description:
+		'Whether to check required fields and types before calling, so an invalid item fails alone and spends no quota',
+};
+
 const INPUT_MODES: INodeProperties['options'] = [
 	{
 		name: 'Map Fields',
@@ -293,22 +312,8 @@ const properties: INodeProperties[] = [
 					'Whether to return only the answer, status, confidence and run ID (turn off for the full run: probabilities, engine, model, personal-data count)',
 				displayOptions: { hide: { '@tool': [true] } },
 			},
-			{
-				displayName: 'Timeout (Seconds)',
-				name: 'timeout',
-				type: 'number',
-				typeOptions: { minValue: 10 },
-				default: 15,
-				description: 'How long to wait for each answer; the service asks for at least 10 seconds',
-			},
-			{
-				displayName: 'Validate Input Locally',
-				name: 'validateInput',
-				type: 'boolean',
-				default: true,
-				description:
-					'Whether to check required fields and types before calling, so an invalid item fails alone and spends no quota',
-			},
+			timeoutOption,
+			validateInputOption,
 			{
 				displayName: 'Version',
 				name: 'version',

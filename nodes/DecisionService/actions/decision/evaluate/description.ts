@@ -3,7 +3,11 @@
  * its description, not copied), then the expected answer, the target accuracy and the options.
  */
 import type { INodeProperties } from 'n8n-workflow';
-import { description as decideDescription } from '../decide/description';
+import {
+	description as decideDescription,
+	timeoutOption,
+	validateInputOption,
+} from '../decide/description';
 
 const SHARED = new Set(['decision', 'inputMode', 'inputFields', 'text', 'jsonInput']);
 
@@ -86,22 +90,8 @@ export const description: INodeProperties[] = [
 				default: false,
 				description: "Whether to send each item's expected answer as feedback on its run",
 			},
-			{
-				displayName: 'Timeout (Seconds)',
-				name: 'timeout',
-				type: 'number',
-				typeOptions: { minValue: 10 },
-				default: 15,
-				description: 'How long to wait for each answer; the service asks for at least 10 seconds',
-			},
-			{
-				displayName: 'Validate Input Locally',
-				name: 'validateInput',
-				type: 'boolean',
-				default: true,
-				description:
-					'Whether to check required fields and types before calling, so an invalid item fails alone and spends no quota',
-			},
+			timeoutOption,
+			validateInputOption,
 		],
 	},
 ];
