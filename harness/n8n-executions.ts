@@ -1,0 +1,279 @@
+/**
+ * Workflows run by a webhook in a started n8n (regular or queue mode), and their executions read
+ * back through n8n's REST API as the owner: the executions of a workflow, one execution's status
+ * and run data (stored in the `flatted` format, parsed with n8n's own copy), a bounded wait for a
+ * status. Also an example workflow with its manual trigger and sample data replaced by a Webhook
+ * trigger, so a test sends its own items.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { projectRoot, signIn, type ExampleWorkflow, type N8nInstance } from './n8n-env';
+import { n8nBin } from './n8n-install';
+
+export type Item = { json: Record<string, unknown>; pairedItem?: unknown };
+
+/** An example workflow as stored in examples/: nodes, connections, settings. */
+export interface WorkflowJson extends Omit<ExampleWorkflow, 'file'> {
+	active?: boolean;
+	connections: Record<
+		string,
+		{ main: Array<Array<{ node: string; type: string; index: number }>> }
+	>;
+	settings?: Record<string, unknown>;
+	pinData?: Record<string, unknown>;
+	[field: string]: unknown;
+}
+
+type WorkflowNode = WorkflowJson['nodes'][number] & Record<string, unknown>;
+
+/** examples/<file> parsed. */
+export function readExample(file: string): WorkflowJson {
+	return JSON.parse(readFileSync(join(projectRoot, 'examples', file), 'utf8')) as WorkflowJson;
+}
+
+/**
+ * The workflow with its manual trigger and the node that makes the sample data replaced by a
+ * Webhook trigger (POST `path`, answers at once): the node that split the sample data into items
+ * now splits the request's body (`fieldToSplitOut` `tickets` → `body.tickets`). Everything else is
+ * kept as it is.
+ */
+export function withWebhookTrigger(
+	workflow: WorkflowJson,
+	options: { id: string; name: string; path: string },
+): WorkflowJson {
+	const trigger = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger');
+	if (!trigger) throw new Error(`${workflow.name} has no manual trigger`);
+	const next = (name: string) => workflow.connections[name]?.main[0]?.[0]?.node;
+	const sample = next(trigger.name);
+	const split = sample && next(sample);
+	const splitNode = workflow.nodes.find((node) => node.name === split);
+	if (!sample || splitNode?.type !== 'n8n-nodes-base.splitOut')
+		throw new Error(`${workflow.name}: expected manual trigger → sample data → Split Out`);
+	const replaced = [trigger.name, sample];
+	const webhook: WorkflowNode = {
+		id: '0f4e1c9a-5b7d-4e21-9a63-2d8c7b1e5f40',
+		name: 'Items in',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		position: (trigger as WorkflowNode).position,
+		webhookId: '6b1f0d8e-3c2a-4f5b-8e7d-9a0c1b2d3e4f',
+		parameters: { httpMethod: 'POST', path: options.path, responseMode: 'onReceived', options: {} },
+	};
+	const nodes = workflow.nodes
+		.filter((node) => !replaced.includes(node.name))
+		.map((node) =>
+			node.name === split
+				? {
+						...node,
+						parameters: {
+							...node.parameters,
+							fieldToSplitOut: `body.${String(node.parameters.fieldToSplitOut)}`,
+						},
+					}
+				: node,
+		);
+	const connections = Object.fromEntries(
+		Object.entries(workflow.connections).filter(([name]) => !replaced.includes(name)),
+	);
+	return {
+		...workflow,
+		id: options.id,
+		name: options.name,
+		active: false,
+		nodes: [webhook, ...nodes],
+		connections: {
+			[webhook.name]: { main: [[{ node: split, type: 'main', index: 0 }]] },
+			...connections,
+		},
+	};
+}
+
+/** Writes workflows into `dir` (one file each), for prepareN8n's `workflowsDir`. */
+export function writeWorkflows(dir: string, workflows: WorkflowJson[]): string {
+	mkdirSync(dir, { recursive: true });
+	for (const workflow of workflows)
+		writeFileSync(join(dir, `${workflow.id}.json`), JSON.stringify(workflow, null, 2));
+	return dir;
+}
+
+/**
+ * Publishes imported workflows (before `n8n start`), so their webhooks answer once n8n has
+ * started: startN8n waits for the line n8n prints after activating them.
+ */
+export function publishWorkflows(instance: N8nInstance, ids: string[]): void {
+	for (const id of ids) instance.cli(['update:workflow', `--id=${id}`, '--active=true']);
+}
+
+/** The owner's REST session on one n8n (one sign-in: n8n limits how often /rest/login may be called). */
+export interface OwnerSession {
+	url: string;
+	cookie: string;
+}
+
+export async function ownerSession(url: string): Promise<OwnerSession> {
+	return { url, cookie: await signIn(url) };
+}
+
+/** n8n ties the session cookie to the browser-id header it was issued with (see signIn). */
+const ownerHeaders = (session: OwnerSession) => ({
+	cookie: session.cookie,
+	'browser-id': 'decision-service-setup',
+});
+
+export interface ExecutionSummary {
+	id: string;
+	status: string;
+	mode: string;
+	finished?: boolean;
+	waitTill?: string | null;
+}
+
+/** The executions of a workflow, newest first (at most 100). */
+export async function listExecutions(
+	session: OwnerSession,
+	workflowId: string,
+): Promise<ExecutionSummary[]> {
+	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+	const response = await fetch(`${session.url}/rest/executions?filter=${filter}&limit=100`, {
+		headers: ownerHeaders(session),
+	});
+	if (!response.ok)
+		throw new Error(`listing executions answered ${response.status}: ${await response.text()}`);
+	return ((await response.json()) as { data: { results: ExecutionSummary[] } }).data.results;
+}
+
+type TaskData = {
+	data?: { main: Array<Item[] | null> };
+	error?: { message: string; description?: string };
+	executionStatus?: string;
+};
+
+export interface Execution {
+	id: string;
+	status: string;
+	finished: boolean;
+	waitTill?: string | null;
+	/** Every run of every node that ran, in order (a node fed by two parents runs twice). */
+	runData: Record<string, TaskData[]>;
+	/** Per node, the items each output received, over all its runs. */
+	outputs: Record<string, Item[][]>;
+	/** The workflow's error, if it stopped on one. */
+	error?: { message: string; description?: string; node?: string };
+	lastNodeExecuted?: string;
+	/** The stored run data as n8n keeps it (flatted text), to look for what must not be there. */
+	raw: string;
+}
+
+/** The per-node outputs of some runs: items of each output index, over every run in order. */
+export function itemsPerOutput(tasks: TaskData[] | undefined): Item[][] {
+	const outputs: Item[][] = [];
+	for (const task of tasks ?? [])
+		(task.data?.main ?? []).forEach((items, index) => {
+			outputs[index] = [...(outputs[index] ?? []), ...(items ?? [])];
+		});
+	for (let index = 0; index < outputs.length; index++) outputs[index] ??= [];
+	return outputs;
+}
+
+/** n8n's own copy of `flatted`: always beside the n8n that stored the data. */
+function parseFlatted(text: string): unknown {
+	const flatted = createRequire(n8nBin())('flatted') as { parse(text: string): unknown };
+	return flatted.parse(text);
+}
+
+/** One execution, with its run data. */
+export async function readExecution(session: OwnerSession, id: string): Promise<Execution> {
+	const response = await fetch(`${session.url}/rest/executions/${id}`, {
+		headers: ownerHeaders(session),
+	});
+	if (!response.ok)
+		throw new Error(`execution ${id} answered ${response.status}: ${await response.text()}`);
+	const { data } = (await response.json()) as {
+		data: { status: string; finished: boolean; waitTill?: string | null; data: string };
+	};
+	const run = parseFlatted(data.data) as {
+		resultData: {
+			runData: Record<string, TaskData[]>;
+			error?: { message: string; description?: string; node?: { name: string } };
+			lastNodeExecuted?: string;
+		};
+	};
+	const { runData, error, lastNodeExecuted } = run.resultData;
+	return {
+		id,
+		status: data.status,
+		finished: data.finished,
+		waitTill: data.waitTill,
+		runData,
+		outputs: Object.fromEntries(
+			Object.entries(runData).map(([name, tasks]) => [name, itemsPerOutput(tasks)]),
+		),
+		error: error
+			? { message: error.message, description: error.description, node: error.node?.name }
+			: undefined,
+		lastNodeExecuted,
+		raw: data.data,
+	};
+}
+
+/** Statuses after which an execution changes no more. */
+export const FINISHED_STATUSES = ['success', 'error', 'crashed', 'canceled'];
+
+/**
+ * Polls an execution (every 250 ms, at most `timeoutMs`) until its status is one of `statuses`;
+ * fails early, with what it holds, when it finished in another status.
+ */
+export async function waitForExecution(
+	session: OwnerSession,
+	id: string,
+	statuses: string[],
+	timeoutMs = 120_000,
+): Promise<Execution> {
+	const deadline = Date.now() + timeoutMs;
+	let last: Execution | undefined;
+	while (Date.now() < deadline) {
+		last = await readExecution(session, id).catch(() => undefined);
+		if (last && statuses.includes(last.status)) return last;
+		if (last && FINISHED_STATUSES.includes(last.status))
+			throw new Error(
+				`execution ${id} ended ${last.status}, not ${statuses.join(' or ')}: ${JSON.stringify(last.error ?? {})}; last node ${last.lastNodeExecuted}`,
+			);
+		await new Promise((resolveWait) => setTimeout(resolveWait, 250));
+	}
+	throw new Error(
+		`execution ${id} not ${statuses.join(' or ')} after ${timeoutMs} ms (status ${last?.status}, last node ${last?.lastNodeExecuted})`,
+	);
+}
+
+/**
+ * Sends `body` to a published workflow's webhook and returns the id of the execution it started:
+ * the one new execution of the workflow (so one trigger at a time per workflow).
+ */
+export async function triggerWebhook(
+	session: OwnerSession,
+	workflowId: string,
+	path: string,
+	body: unknown,
+	timeoutMs = 60_000,
+): Promise<string> {
+	const before = new Set((await listExecutions(session, workflowId)).map((each) => each.id));
+	const response = await fetch(`${session.url}/webhook/${path}`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify(body),
+	});
+	if (!response.ok)
+		throw new Error(`webhook ${path} answered ${response.status}: ${await response.text()}`);
+	const deadline = Date.now() + timeoutMs;
+	while (Date.now() < deadline) {
+		const started = (await listExecutions(session, workflowId)).filter(
+			(each) => !before.has(each.id),
+		);
+		if (started.length > 1)
+			throw new Error(`several executions started at once: ${started.map((each) => each.id)}`);
+		if (started.length === 1) return started[0].id;
+		await new Promise((resolveWait) => setTimeout(resolveWait, 250));
+	}
+	throw new Error(`no execution of ${workflowId} appeared ${timeoutMs} ms after its webhook`);
+}
