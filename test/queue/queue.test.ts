@@ -6,18 +6,20 @@
  * to a second, so the workers compete for the same budget: every item must still reach its team's
  * output, none fail, and the service must charge exactly one decide per item.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { outputNamesOf, packTarball } from '../../harness/n8n-env';
 import {
-	outputNamesOf,
-	packTarball,
-	projectRoot,
-	signIn,
-	type ExampleWorkflow,
-} from '../../harness/n8n-env';
-import { n8nBin } from '../../harness/n8n-install';
+	listExecutions,
+	ownerSession,
+	readExample,
+	readExecution,
+	withWebhookTrigger,
+	writeWorkflows,
+	type Execution,
+	type ExecutionSummary,
+} from '../../harness/n8n-executions';
 import { startQueueN8n, type QueueN8n } from '../../harness/n8n-queue';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
 
@@ -59,66 +61,16 @@ const TICKETS = [
 	},
 ];
 
-type Item = { json: Record<string, unknown> };
-interface ExecutionSummary {
-	id: string;
-	status: string;
-	mode: string;
-}
-interface Execution {
-	id: string;
-	status: string;
-	outputs: Item[][];
-	raw: string;
-}
-
 /**
  * The ticket-routing example with its manual trigger and sample data replaced by a webhook:
  * the same Route ticket node and downstream nodes.
  */
-function queueWorkflow(): ExampleWorkflow & { connections: Record<string, unknown> } {
-	const example = JSON.parse(
-		readFileSync(join(projectRoot, 'examples', 'ticket-routing.json'), 'utf8'),
-	) as ExampleWorkflow & { connections: Record<string, unknown> };
-	const replaced = ['Run example', 'Sample tickets'];
-	const nodes = example.nodes
-		.filter((node) => !replaced.includes(node.name))
-		.map((node) =>
-			node.name === 'One item each'
-				? { ...node, parameters: { ...node.parameters, fieldToSplitOut: 'body.tickets' } }
-				: node,
-		);
-	const connections = Object.fromEntries(
-		Object.entries(example.connections).filter(([name]) => !replaced.includes(name)),
-	);
-	return {
-		...example,
+const queueWorkflow = () =>
+	withWebhookTrigger(readExample('ticket-routing.json'), {
 		id: WORKFLOW_ID,
 		name: 'Decision Service: ticket routing through a webhook (queue mode test)',
-		file: '',
-		nodes: [
-			{
-				id: '0f4e1c9a-5b7d-4e21-9a63-2d8c7b1e5f40',
-				name: 'Tickets in',
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2,
-				position: [0, 300],
-				webhookId: '6b1f0d8e-3c2a-4f5b-8e7d-9a0c1b2d3e4f',
-				parameters: {
-					httpMethod: 'POST',
-					path: WEBHOOK_PATH,
-					responseMode: 'onReceived',
-					options: {},
-				},
-			} as ExampleWorkflow['nodes'][number],
-			...nodes,
-		],
-		connections: {
-			'Tickets in': { main: [[{ node: 'One item each', type: 'main', index: 0 }]] },
-			...connections,
-		},
-	};
-}
+		path: WEBHOOK_PATH,
+	});
 
 let sb: TestSandbox;
 let work: string;
@@ -127,39 +79,6 @@ let routeParameters: Record<string, unknown>;
 const decideStatuses: number[] = [];
 const executions: Execution[] = [];
 const webhookStatuses: number[] = [];
-
-/** n8n ties the session cookie to the browser-id header it was issued with (see signIn). */
-const ownerHeaders = (cookie: string) => ({ cookie, 'browser-id': 'decision-service-setup' });
-
-async function listExecutions(cookie: string): Promise<ExecutionSummary[]> {
-	const filter = encodeURIComponent(JSON.stringify({ workflowId: WORKFLOW_ID }));
-	const response = await fetch(`${queue.main.url}/rest/executions?filter=${filter}&limit=100`, {
-		headers: ownerHeaders(cookie),
-	});
-	if (!response.ok) throw new Error(`listing executions answered ${response.status}`);
-	return ((await response.json()) as { data: { results: ExecutionSummary[] } }).data.results;
-}
-
-async function readExecution(cookie: string, id: string): Promise<Execution> {
-	const response = await fetch(`${queue.main.url}/rest/executions/${id}`, {
-		headers: ownerHeaders(cookie),
-	});
-	if (!response.ok) throw new Error(`execution ${id} answered ${response.status}`);
-	const { data } = (await response.json()) as { data: { status: string; data: string } };
-	// n8n stores run data in the `flatted` format (JSON with shared references): parse it with
-	// the copy n8n itself uses.
-	const flatted = createRequire(n8nBin())('flatted') as { parse(text: string): unknown };
-	const run = flatted.parse(data.data) as {
-		resultData: { runData: Record<string, Array<{ data?: { main: Array<Item[] | null> } }>> };
-	};
-	const task = run.resultData.runData[ROUTE_NODE]?.[0];
-	return {
-		id,
-		status: data.status,
-		outputs: (task?.data?.main ?? []).map((items) => items ?? []),
-		raw: data.data,
-	};
-}
 
 beforeAll(async () => {
 	sb = await startTestSandbox({
@@ -172,16 +91,12 @@ beforeAll(async () => {
 	work = mkdtempSync(join(tmpdir(), 'decision-service-queue-'));
 	const workflow = queueWorkflow();
 	routeParameters = workflow.nodes.find((node) => node.name === ROUTE_NODE)!.parameters;
-	mkdirSync(join(work, 'workflows'));
-	const { file, ...stored } = workflow;
-	void file;
-	writeFileSync(join(work, 'workflows', 'queue.json'), JSON.stringify(stored));
 	queue = await startQueueN8n({
 		workDir: work,
 		tarball: packTarball(join(work, 'pack')),
 		sandboxBaseUrl: sb.baseUrl,
 		apiKey: KEY,
-		workflowsDir: join(work, 'workflows'),
+		workflowsDir: writeWorkflows(join(work, 'workflows'), [workflow]),
 		activate: [WORKFLOW_ID],
 		workers: WORKERS,
 		concurrency: WORKER_CONCURRENCY,
@@ -206,16 +121,16 @@ beforeAll(async () => {
 	webhookStatuses.push(...responses.map((response) => response.status));
 
 	if (webhookStatuses.some((status) => status !== 200)) return;
-	const cookie = await signIn(queue.main.url);
+	const session = await ownerSession(queue.main.url);
 	const deadline = Date.now() + 180_000;
 	let done: ExecutionSummary[] = [];
 	while (Date.now() < deadline) {
-		const listed = await listExecutions(cookie);
+		const listed = await listExecutions(session, WORKFLOW_ID);
 		done = listed.filter((each) => !['new', 'running', 'waiting'].includes(each.status));
 		if (done.length >= EXECUTIONS) break;
 		await new Promise((resolveWait) => setTimeout(resolveWait, 500));
 	}
-	for (const summary of done) executions.push(await readExecution(cookie, summary.id));
+	for (const summary of done) executions.push(await readExecution(session, summary.id));
 });
 
 afterAll(async () => {
@@ -242,7 +157,7 @@ describe(`queue mode: main, Redis, PostgreSQL and ${WORKERS} workers`, () => {
 				status: 'success',
 			});
 			const byName = Object.fromEntries(
-				names.map((name, index) => [name, execution.outputs[index] ?? []]),
+				names.map((name, index) => [name, execution.outputs[ROUTE_NODE][index] ?? []]),
 			);
 			for (const { team, subject } of TICKETS) {
 				const expected = Array.from({ length: ITEMS_PER_EXECUTION }, (_, index) => index).filter(
@@ -256,7 +171,7 @@ describe(`queue mode: main, Redis, PostgreSQL and ${WORKERS} workers`, () => {
 			for (const name of ['Uncertain', 'Pending Review', 'Other'])
 				expect({ name, items: byName[name] }).toEqual({ name, items: [] });
 			// Anything past the named outputs is the error output.
-			expect(execution.outputs.slice(names.length).flat()).toEqual([]);
+			expect(execution.outputs[ROUTE_NODE].slice(names.length).flat()).toEqual([]);
 		}
 	});
 
