@@ -28,9 +28,10 @@ module.exports = {
 			...shared,
 			displayName: 'n8n 1.x',
 			roots: ['<rootDir>/test/e2e'],
-			// The examples' suite; the fault matrix and the AI Agent tests use 2.x-only nodes and
-			// commands (AI Agent v3, execute-batch) and run on 2.x.
-			testMatch: ['**/n8n.test.ts'],
+			// The examples' suite, and Review's refusal to wait without n8n 2's signed resume URL;
+			// the fault matrix and the AI Agent tests use 2.x-only nodes and commands (AI Agent v3,
+			// execute-batch) and run on 2.x.
+			testMatch: ['**/n8n.test.ts', '**/review.test.ts'],
 			setupFiles: ['<rootDir>/test/support/env.ts', '<rootDir>/test/support/n8n-1x.ts'],
 		},
 	],

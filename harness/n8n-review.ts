@@ -6,7 +6,123 @@
  * posts to the document's URL, query string included), with a browser's rules for what is sent:
  * the checked radio of each group, checked checkboxes, every text field, the button pressed.
  */
-import type { Execution } from './n8n-executions';
+import { NODE_TYPE, outputNamesOf } from './n8n-env';
+import {
+	readExample,
+	withWebhookTrigger,
+	type Execution,
+	type WorkflowJson,
+} from './n8n-executions';
+
+/** The example the review tests start from: routing, then a person reviews the doubtful tickets. */
+export const REVIEW_EXAMPLE = 'ticket-routing-review.json';
+/** The node that writes the review link into a message for Slack or e-mail. */
+export const MESSAGE_NODE = 'Message for reviewers';
+/** Decide's outputs that are not an answer: the Review node takes their items. */
+export const DOUBTFUL_OUTPUTS = ['Uncertain', 'Pending Review', 'Other'];
+/** The Review node's first output. */
+export const NOT_REVIEWED = 'Not Reviewed';
+
+/** The review example as a test runs it, and where each output of its two nodes leads. */
+export interface ReviewWorkflow {
+	workflow: WorkflowJson;
+	/** Names of the Decide node and of the Review node. */
+	decide: string;
+	review: string;
+	/** Decide's outputs, in order (its error output, when it has one, is not named here). */
+	decideOutputs: string[];
+	/** Review's outputs: Not Reviewed, then Decide's answer outputs in their order. */
+	reviewOutputs: string[];
+	/** The nodes each named output is wired to. */
+	decideTargets: Record<string, string[]>;
+	reviewTargets: Record<string, string[]>;
+	/** Where items end: the nodes an answer output of Decide or any output of Review leads to. */
+	finalNodes: string[];
+}
+
+/**
+ * The review example with a webhook for its sample data (withWebhookTrigger), Decide's options
+ * merged with `decideOptions` and the Review node's parameters with `reviewParameters`.
+ */
+export function reviewWorkflow(options: {
+	id: string;
+	name: string;
+	path: string;
+	decideOptions?: Record<string, unknown>;
+	reviewParameters?: Record<string, unknown>;
+}): ReviewWorkflow {
+	const derived = withWebhookTrigger(readExample(REVIEW_EXAMPLE), options);
+	const ours = derived.nodes.filter((node) => node.type === NODE_TYPE);
+	const decide = ours.find((node) => node.parameters.operation === 'decide');
+	const review = ours.find((node) => node.parameters.operation === 'review');
+	if (!decide || !review) throw new Error(`${REVIEW_EXAMPLE} lacks a Decide or a Review node`);
+	const workflow: WorkflowJson = {
+		...derived,
+		nodes: derived.nodes.map((node) => {
+			if (node === decide && options.decideOptions)
+				return {
+					...node,
+					parameters: {
+						...node.parameters,
+						options: {
+							...(node.parameters.options as Record<string, unknown>),
+							...options.decideOptions,
+						},
+					},
+				};
+			if (node === review && options.reviewParameters)
+				return { ...node, parameters: { ...node.parameters, ...options.reviewParameters } };
+			return node;
+		}),
+	};
+	const decideOutputs = outputNamesOf(decide.parameters);
+	const reviewOutputs = [
+		NOT_REVIEWED,
+		...decideOutputs.filter((name) => !DOUBTFUL_OUTPUTS.includes(name)),
+	];
+	const targetsOf = (node: string, names: string[]) =>
+		Object.fromEntries(
+			names.map((name, index) => [
+				name,
+				(workflow.connections[node]?.main[index] ?? []).map((target) => target.node),
+			]),
+		);
+	const decideTargets = targetsOf(decide.name, decideOutputs);
+	const reviewTargets = targetsOf(review.name, reviewOutputs);
+	const finalNodes = [
+		...new Set([
+			...decideOutputs
+				.filter((name) => !DOUBTFUL_OUTPUTS.includes(name))
+				.flatMap((name) => decideTargets[name]),
+			...Object.values(reviewTargets).flat(),
+		]),
+	];
+	return {
+		workflow,
+		decide: decide.name,
+		review: review.name,
+		decideOutputs,
+		reviewOutputs,
+		decideTargets,
+		reviewTargets,
+		finalNodes,
+	};
+}
+
+/** Where each item ended: per value of `field` (a ticket's subject), the final nodes it reached. */
+export function whereItemsEnded(
+	execution: Execution,
+	finalNodes: string[],
+	field = 'subject',
+): Record<string, string[]> {
+	const ended: Record<string, string[]> = {};
+	for (const node of finalNodes)
+		for (const item of execution.outputs[node]?.[0] ?? []) {
+			const value = String(item.json[field]);
+			ended[value] = [...(ended[value] ?? []), node];
+		}
+	return ended;
+}
 
 /** The first `…/webhook-waiting/<id>…` link in the items a node output, over all its outputs. */
 export function waitingLinkIn(execution: Execution, nodeName: string): string {
@@ -286,4 +402,62 @@ export async function submitForm(
 		contentType: response.headers.get('content-type') ?? '',
 		html: await response.text(),
 	};
+}
+
+/** Picks a radio (a click) or a select's option (a choice in the list) of `name`. */
+export function pick(form: HtmlForm, name: string, value: string): void {
+	const select = form.controls.find((control) => control.tag === 'select' && control.name === name);
+	if (select) {
+		if (!select.options?.includes(value))
+			throw new Error(`no option ${name}=${value} (its options: ${select.options?.join(', ')})`);
+		select.value = value;
+		return;
+	}
+	choose(form, name, value);
+}
+
+/** What a person does for one item of a review page, found on it by a text it shows (`marker`). */
+export interface ReviewChoice {
+	marker: string;
+	/** The answer picked (route, score); undefined leaves the item for later. */
+	answer?: string;
+	/** classify: the labels ticked. */
+	labels?: string[];
+	note?: string;
+}
+
+/**
+ * Fills a review page's form as a person does: for each item (found by its marker), clicks the
+ * answer among its radios (or chooses it in its list, or ticks its labels) and types the note into
+ * its text area. Items not named, or named without an answer, are left as the page set them.
+ */
+export function fillReview(html: string, form: HtmlForm, choices: ReviewChoice[]): void {
+	const sections = sectionsOf(
+		html,
+		form,
+		choices.map((choice) => choice.marker),
+	);
+	for (const choice of choices) {
+		const controls = sections.get(choice.marker)!;
+		if (choice.answer !== undefined) {
+			const control = controls.find(
+				(each) =>
+					(each.type === 'radio' || each.tag === 'select') &&
+					(each.value === choice.answer || each.options?.includes(choice.answer!)),
+			);
+			if (!control)
+				throw new Error(`no answer "${choice.answer}" at "${choice.marker}" on the page`);
+			pick(form, control.name, choice.answer);
+		}
+		for (const label of choice.labels ?? []) {
+			const box = controls.find((each) => each.type === 'checkbox' && each.value === label);
+			if (!box) throw new Error(`no label "${label}" at "${choice.marker}" on the page`);
+			box.checked = true;
+		}
+		if (choice.note !== undefined) {
+			const area = controls.find((each) => each.tag === 'textarea');
+			if (!area) throw new Error(`no note field at "${choice.marker}" on the page`);
+			area.value = choice.note;
+		}
+	}
 }
