@@ -11,6 +11,18 @@ import { ERROR_STATUS, type ErrorCode } from './errors';
  * same requests fail.
  *
  * Effects of a fired rule, in this order:
+ * - `hold_until: { arrivals, max_wait_ms }`: holds the request on arrival, before anything else
+ *   (the rate limit counts it once released), until this rule has fired for `arrivals` requests
+ *   (counted per rule, the request that reaches the count included), then releases them all at
+ *   once, in the order they arrived. The hold is an event, not a sleep: a test that needs "all N
+ *   requests were sent before any answer" holds them until the Nth arrived. `max_wait_ms` bounds
+ *   it: that long after the first held request arrived, the held ones are released anyway. Either
+ *   way the hold is then over: later requests of the rule go on at once. A released request is
+ *   handled as without the hold (the rule's other effects apply next); replacing the rules,
+ *   `POST /_control/reset` and closing the sandbox release every held request (and stop the
+ *   hold's timer). `GET /_control/faults` shows, for such a rule, `held` (requests waiting now)
+ *   and `released_by` (`arrivals`, `max_wait`, `cleared` once the sandbox closed, or null while
+ *   the hold lasts). `arrivals` above `times` is refused: the count could never be reached.
  * - `latency_ms`: waits before handling. With `latency_max_ms` too, the wait is drawn uniformly
  *   in [latency_ms, latency_max_ms] (whole milliseconds) from the same seeded PRNG, one draw per
  *   fired request: two rules make a mix, e.g. 10 % of decides at 3–5 s (a fallback after a
@@ -35,8 +47,13 @@ import { ERROR_STATUS, type ErrorCode } from './errors';
  * - `malformed`: the request is handled, then answered 200 with a truncated, non-JSON body.
  */
 
-/** The longest injected wait, ms. */
+/** The longest injected wait, ms (also the longest `hold_until.max_wait_ms`). */
 export const MAX_FAULT_LATENCY_MS = 120_000;
+
+export const holdUntilSchema = z.object({
+	arrivals: z.number().int().min(1),
+	max_wait_ms: z.number().int().min(1).max(MAX_FAULT_LATENCY_MS),
+});
 
 export const faultRuleSchema = z
 	.object({
@@ -68,12 +85,23 @@ export const faultRuleSchema = z
 		reset: z.enum(['before', 'after']).optional(),
 		malformed: z.boolean().optional(),
 		primary_timeout: z.boolean().optional(),
+		hold_until: holdUntilSchema.optional(),
 	})
 	.refine(
 		(rule) => rule.latency_max_ms === undefined || rule.latency_max_ms >= (rule.latency_ms ?? 0),
 		{
 			message: 'must be at least latency_ms',
 			path: ['latency_max_ms'],
+		},
+	)
+	.refine(
+		(rule) =>
+			rule.hold_until === undefined ||
+			rule.times === undefined ||
+			rule.hold_until.arrivals <= rule.times,
+		{
+			message: 'must be at most times: the rule fires for no more requests than that',
+			path: ['hold_until', 'arrivals'],
 		},
 	);
 
@@ -97,6 +125,8 @@ export interface FiredFault {
 	retryAfter: number;
 	malformed: boolean;
 	primaryTimeout: boolean;
+	/** With `hold_until`: settles when the rule's hold is released (already settled for the request that reaches the count). */
+	hold?: Promise<void>;
 }
 
 /** mulberry32: a tiny seeded PRNG, uniform in [0, 1). */
@@ -132,30 +162,95 @@ export function defaultFaultCode(status: number): string {
 	}
 }
 
+/** Why a hold ended: its count was reached, its max wait elapsed, or the rules were replaced or the sandbox closed. */
+type HoldRelease = 'arrivals' | 'max_wait' | 'cleared';
+
+/**
+ * The hold of one rule (`hold_until`): every request the rule fires for waits on one promise,
+ * settled when the `arrivals`-th request arrives, `max_wait_ms` after the first one arrived, or
+ * when `release` is called; after that, requests pass at once. Its one timer is cleared on release.
+ */
+class Hold {
+	private arrived = 0;
+	private timer: ReturnType<typeof setTimeout> | undefined;
+	private open: () => void = () => undefined;
+	private readonly opened = new Promise<void>((resolve) => {
+		this.open = resolve;
+	});
+	releasedBy: HoldRelease | undefined;
+
+	/** `released`: a hold made while the sandbox closes holds nothing. */
+	constructor(
+		private readonly until: z.output<typeof holdUntilSchema>,
+		released = false,
+	) {
+		if (released) this.release('cleared');
+	}
+
+	/** One more request of the rule: what it waits on. */
+	arrive(): Promise<void> {
+		this.arrived += 1;
+		if (this.releasedBy === undefined) {
+			if (this.arrived >= this.until.arrivals) this.release('arrivals');
+			else this.timer ??= setTimeout(() => this.release('max_wait'), this.until.max_wait_ms);
+		}
+		return this.opened;
+	}
+
+	/** Requests waiting now. */
+	get held(): number {
+		return this.releasedBy === undefined ? this.arrived : 0;
+	}
+
+	release(reason: HoldRelease): void {
+		if (this.releasedBy !== undefined) return;
+		this.releasedBy = reason;
+		clearTimeout(this.timer);
+		this.timer = undefined;
+		this.open();
+	}
+}
+
 interface ActiveRule {
 	rule: FaultRule;
 	pattern?: RegExp;
 	fired: number;
+	hold?: Hold;
 }
+
+/** A rule as `GET /_control/faults` shows it. */
+export type DescribedRule = FaultRule & {
+	fired: number;
+	/** With `hold_until`: requests held now. */
+	held?: number;
+	/** With `hold_until`: what released the hold, null while it lasts. */
+	released_by?: HoldRelease | null;
+};
 
 export class FaultInjector {
 	private rules: ActiveRule[] = [];
 	private random: () => number;
 	private seed: number;
+	private closed = false;
 
 	constructor(private readonly defaultSeed = 1) {
 		this.seed = defaultSeed;
 		this.random = mulberry32(defaultSeed);
 	}
 
-	/** Replaces the rules and restarts the PRNG (with `seed`, or the sandbox's fault seed). */
+	/**
+	 * Replaces the rules and restarts the PRNG (with `seed`, or the sandbox's fault seed). The
+	 * requests the old rules hold are released.
+	 */
 	set(rules: FaultRule[], seed?: number): void {
+		this.release();
 		this.seed = seed ?? this.defaultSeed;
 		this.random = mulberry32(this.seed);
 		this.rules = rules.map((rule) => ({
 			rule,
 			pattern: rule.path === undefined ? undefined : new RegExp(rule.path),
 			fired: 0,
+			hold: rule.hold_until === undefined ? undefined : new Hold(rule.hold_until, this.closed),
 		}));
 	}
 
@@ -163,8 +258,26 @@ export class FaultInjector {
 		this.set([]);
 	}
 
-	describe(): { seed: number; rules: Array<FaultRule & { fired: number }> } {
-		return { seed: this.seed, rules: this.rules.map(({ rule, fired }) => ({ ...rule, fired })) };
+	/** Releases every held request and stops the holds' timers (the rules change, the sandbox closes). */
+	release(): void {
+		for (const { hold } of this.rules) hold?.release('cleared');
+	}
+
+	/** The sandbox closes: every held request is released, and from now on none is held. */
+	close(): void {
+		this.closed = true;
+		this.release();
+	}
+
+	describe(): { seed: number; rules: DescribedRule[] } {
+		return {
+			seed: this.seed,
+			rules: this.rules.map(({ rule, fired, hold }) =>
+				hold
+					? { ...rule, fired, held: hold.held, released_by: hold.releasedBy ?? null }
+					: { ...rule, fired },
+			),
+		};
 	}
 
 	/** The wait of a fired rule: `latency_ms`, or a uniform draw up to `latency_max_ms` when that is given. */
@@ -195,6 +308,7 @@ export class FaultInjector {
 				malformed: rule.malformed ?? false,
 				primaryTimeout: rule.primary_timeout ?? false,
 			};
+			if (active.hold) fired.hold = active.hold.arrive();
 			if (rule.status !== undefined) {
 				fired.status = rule.status;
 				fired.code = rule.code ?? defaultFaultCode(rule.status);

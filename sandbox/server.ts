@@ -267,6 +267,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 		const fault = faults.next(request.method, path);
 		if (!fault) return;
 		state.fault = fault;
+		// A `hold_until` rule keeps its requests here until enough of them arrived (or its max wait).
+		if (fault.hold) await fault.hold;
 		// A decide that reaches the engine waits there (in api.decide); every other request here.
 		const waitsInEngine =
 			fault.latencyAt === 'engine' &&
@@ -467,6 +469,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 		control: controlOn,
 		close() {
 			closing ??= (async () => {
+				// Held requests go on and the holds' timers stop: nothing waits for a max wait.
+				faults.close();
 				await app.close();
 				await storeFile?.close();
 			})();

@@ -4,6 +4,8 @@ import {
 	type INodeExecutionData,
 	type INodeType,
 	type INodeTypeDescription,
+	type IWebhookFunctions,
+	type IWebhookResponseData,
 } from 'n8n-workflow';
 import * as decision from './actions/decision';
 import { router } from './actions/router';
@@ -13,6 +15,7 @@ import * as listSearch from './methods/list-search';
 import * as loadOptions from './methods/load-options';
 import * as resourceMapping from './methods/resource-mapping';
 import { configuredOutputs } from './expressions';
+import { reviewWebhooks } from './actions/decision/review/description';
 
 export class DecisionService implements INodeType {
 	description: INodeTypeDescription = {
@@ -25,7 +28,7 @@ export class DecisionService implements INodeType {
 		// here, so this is subtitleOf (expressions.ts, the readable one) written out;
 		// test/unit/outputs-list.test.ts evaluates both in n8n's expression engine and holds them equal.
 		subtitle:
-			'={{ (function (p) { var op = p.operation || "decide"; var at = ["decide", "create", "get", "getAll", "sendFeedback", "evaluate"].indexOf(op); var name = at === -1 ? op : ["Decide", "Create", "Get", "Get Many", "Send Feedback", "Evaluate"][at]; var rl = p.decision; var slug = rl && typeof rl === "object" ? rl.value : rl; if ((p.resource || "decision") === "decision" && (op === "decide" || op === "get" || op === "evaluate")) { return typeof slug === "string" && slug.trim() !== "" ? name + ": " + slug.trim() : name; } var resource = p.resource || "decision"; var what = resource === "decision" ? (op === "getAll" ? "decisions" : "decision") : resource === "template" ? "templates" : resource === "run" ? "run" : undefined; return name + ": " + what; })($parameter) }}',
+			'={{ (function (p) { var op = p.operation || "decide"; var at = ["decide", "create", "get", "getAll", "sendFeedback", "evaluate", "review"].indexOf(op); var name = at === -1 ? op : ["Decide", "Create", "Get", "Get Many", "Send Feedback", "Evaluate", "Review"][at]; var rl = p.decision; var slug = rl && typeof rl === "object" ? rl.value : rl; if ((p.resource || "decision") === "decision" && (op === "decide" || op === "get" || op === "evaluate" || op === "review")) { return typeof slug === "string" && slug.trim() !== "" ? name + ": " + slug.trim() : name; } var resource = p.resource || "decision"; var what = resource === "decision" ? (op === "getAll" ? "decisions" : "decision") : resource === "template" ? "templates" : resource === "run" ? "run" : undefined; return name + ": " + what; })($parameter) }}',
 		description: 'Route, score and classify items with the Decision Service, one output per answer',
 		defaults: { name: 'Decision Service' },
 		usableAsTool: true,
@@ -33,6 +36,8 @@ export class DecisionService implements INodeType {
 		// Outputs follow the saved "Outputs" parameter; see configuredOutputs for why it is self-contained.
 		outputs: `={{(${configuredOutputs})($parameter)}}`,
 		credentials: [{ name: 'decisionServiceApi', required: true }],
+		// Review's page on the resume link of an execution waiting on this node (review/description.ts).
+		webhooks: reviewWebhooks,
 		properties: [
 			{
 				displayName: 'Resource',
@@ -56,5 +61,9 @@ export class DecisionService implements INodeType {
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return router.call(this);
+	}
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		return decision.review.webhook.call(this);
 	}
 }

@@ -33,7 +33,8 @@ export function configuredOutputs(parameters: INodeParameters): INodeOutputConfi
 			{ type: 'main', displayName: 'Scored Items' },
 		];
 	}
-	if (resource !== 'decision' || operation !== 'decide' || mode !== 'routeToOutputs') {
+	const review = resource === 'decision' && operation === 'review';
+	if (!review && (resource !== 'decision' || operation !== 'decide' || mode !== 'routeToOutputs')) {
 		return [{ type: 'main' }];
 	}
 	const routes = (parameters.routes || {}) as SavedOutputsList;
@@ -46,12 +47,17 @@ export function configuredOutputs(parameters: INodeParameters): INodeOutputConfi
 	const fixed = ['__out_uncertain__', '__out_pending__', '__out_other__'];
 	const fixedNames = ['Uncertain', 'Pending Review', 'Other'];
 	const present = [false, false, false];
-	const outputs: INodeOutputConfiguration[] = [];
+	// Review: Not Reviewed first (n8n hands a timed-out wait's items to the first output), then the
+	// answer outputs in the same order and names; a person's answer is never uncertain or pending.
+	const outputs: INodeOutputConfiguration[] = review
+		? [{ type: 'main', displayName: 'Not Reviewed' }]
+		: [];
 	for (let index = 0; index < schema.length; index++) {
 		const field = schema[index];
 		if (field.display === false) continue;
 		const fixedIndex = fixed.indexOf(field.id);
 		const isFixed = fixedIndex !== -1;
+		if (review && isFixed) continue;
 		if (isFixed) present[fixedIndex] = true;
 		// Fixed outputs cannot be removed: Other is where anything unknown goes, nothing is dropped.
 		if (field.removed === true && !isFixed) continue;
@@ -65,6 +71,7 @@ export function configuredOutputs(parameters: INodeParameters): INodeOutputConfi
 				: field.displayName || field.id;
 		outputs.push({ type: 'main', displayName });
 	}
+	if (review) return outputs;
 	// A list saved with keys only (before the fixed entries existed) has them after its keys.
 	for (let index = 0; index < fixed.length; index++) {
 		if (!present[index]) outputs.push({ type: 'main', displayName: fixedNames[index] });
@@ -127,12 +134,23 @@ export function toolDescriptionOf(parameters: INodeParameters): string {
  */
 export function subtitleOf(parameters: INodeParameters): string {
 	const operation = parameters.operation || 'decide';
-	const at = ['decide', 'create', 'get', 'getAll', 'sendFeedback'].indexOf(operation as string);
-	const name = at === -1 ? operation : ['Decide', 'Create', 'Get', 'Get Many', 'Send Feedback'][at];
+	const at = ['decide', 'create', 'get', 'getAll', 'sendFeedback', 'evaluate', 'review'].indexOf(
+		operation as string,
+	);
+	const name =
+		at === -1
+			? operation
+			: ['Decide', 'Create', 'Get', 'Get Many', 'Send Feedback', 'Evaluate', 'Review'][at];
 	const locator = parameters.decision as { value?: unknown } | string | undefined;
 	const slug = locator && typeof locator === 'object' ? locator.value : locator;
 	const resource = parameters.resource || 'decision';
-	if (resource === 'decision' && (operation === 'decide' || operation === 'get')) {
+	if (
+		resource === 'decision' &&
+		(operation === 'decide' ||
+			operation === 'get' ||
+			operation === 'evaluate' ||
+			operation === 'review')
+	) {
 		return typeof slug === 'string' && slug.trim() !== ''
 			? name + ': ' + slug.trim()
 			: String(name);

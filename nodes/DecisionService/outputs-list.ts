@@ -54,6 +54,12 @@ export const FIXED_OUTPUT_NAMES = {
 
 export const ERROR_KEEPER_NAME = 'Error (kept in place)';
 
+/**
+ * Review's first output: items nobody reviewed. First because n8n, when a wait's time limit
+ * passes, hands the waiting node's input to its first output (the node does not run again).
+ */
+export const NOT_REVIEWED_NAME = 'Not Reviewed';
+
 /** Appended to the name of a key the service no longer has. */
 export const REMOVED_ON_SERVICE = '(no longer on the service)';
 
@@ -122,6 +128,29 @@ export function outputsLayout(schema: ReadonlyArray<string | OutputsListEntry>):
 		errorKeepers,
 		count,
 	};
+}
+
+/**
+ * Review's layout: Not Reviewed first, then the same Outputs list as Decide without its fixed
+ * entries (a person's answer is never uncertain or pending, and is always one of the keys): each
+ * key keeps its rename and its order, so the answer outputs line up with Decide's. Mirrors the
+ * review branch of configuredOutputs.
+ */
+export function reviewLayout(schema: ReadonlyArray<string | OutputsListEntry>): {
+	indexOf: Map<string, number>;
+	noLabel?: number;
+	notReviewed: number;
+	count: number;
+} {
+	const indexOf = new Map<string, number>();
+	let count = 1;
+	for (const entry of schema) {
+		const field: OutputsListEntry = typeof entry === 'string' ? { id: entry } : entry;
+		if (field.display === false || field.removed === true || isFixedEntry(field.id)) continue;
+		if (!isErrorKeeper(field.id)) indexOf.set(field.id, count);
+		count++;
+	}
+	return { indexOf, noLabel: indexOf.get(NO_LABEL_KEY), notReviewed: 0, count };
 }
 
 // ---------------------------------------------------------------------------------------------

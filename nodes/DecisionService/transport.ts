@@ -6,6 +6,7 @@ import {
 	type ICredentialsDecrypted,
 	type IHttpRequestOptions,
 	type ILoadOptionsFunctions,
+	type IWebhookFunctions,
 } from 'n8n-workflow';
 import {
 	DecisionClient,
@@ -25,7 +26,7 @@ interface DecisionServiceCredentials {
 	[key: string]: string;
 }
 
-type N8nFunctions = IExecuteFunctions | ILoadOptionsFunctions;
+type N8nFunctions = IExecuteFunctions | ILoadOptionsFunctions | IWebhookFunctions;
 
 interface FullResponse {
 	statusCode: number;

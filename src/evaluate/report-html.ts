@@ -1,3 +1,4 @@
+import { escapeHtml } from '../html';
 import type { ClassMetrics, Confusion, CoverageRow, Metrics, NameCount } from './metrics';
 
 // A self-contained HTML page from the metrics: no external asset, no script; inline CSS and SVG.
@@ -12,16 +13,6 @@ export interface ReportOptions {
 	decision?: string;
 	/** When the evaluation ran, shown as given (the caller formats it: this module has no clock). */
 	generatedAt?: string;
-}
-
-/** Escapes text for HTML content and quoted attribute values. */
-export function escapeHtml(text: string): string {
-	return text
-		.replace(/&/g, '&amp;')
-		.replace(/</g, '&lt;')
-		.replace(/>/g, '&gt;')
-		.replace(/"/g, '&quot;')
-		.replace(/'/g, '&#39;');
 }
 
 /** A share as a percentage with one decimal ("66.7%"); "–" when undefined. */

@@ -3,12 +3,15 @@
  * at the service: a run the window's budget covers goes at once; a longer one goes window by
  * window with no 429 reaching the user and nothing charged twice; executions at once share the
  * key. Each case gets its own sandbox (so its own rate gate: the gate is per base URL and key in
- * the process). Nothing here depends on how fast the machine is: the answers are held long enough
- * that "sent before any answer" means the node chose to send them all, and the window counts are
- * the service's own.
+ * the process). Nothing here depends on how fast the machine is: the first case's decides are
+ * held at the service until all 100 arrived (a `hold_until` fault: an event, not a wait), so
+ * "sent before any answer" holds only if the node sent them all without waiting for an answer
+ * (otherwise the hold ends at its max wait with fewer arrived, and the order check fails); the
+ * window counts are the service's own.
  */
 import type { IDataObject } from 'n8n-workflow';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
+import type { FaultRule } from '../../sandbox/faults';
 import type { SandboxExchange } from '../../sandbox/server';
 import { decide } from './helpers';
 
@@ -32,8 +35,14 @@ function perWindow(decides: SandboxExchange[], windowMs: number): number[] {
 	return counts;
 }
 
+/** Decides answered after `latencyMs` in the engine. */
+const slowDecides = (latencyMs: number): FaultRule => ({
+	latency_ms: latencyMs,
+	latency_at: 'engine',
+});
+
 async function withSandbox<T>(
-	setup: { windowMs?: number; latencyMs: number },
+	setup: { windowMs?: number; decides: FaultRule },
 	work: (sandbox: TestSandbox, decides: () => SandboxExchange[]) => Promise<T>,
 ): Promise<T> {
 	const exchanges: SandboxExchange[] = [];
@@ -42,9 +51,7 @@ async function withSandbox<T>(
 		if (setup.windowMs) await sandbox.control('POST', '/clock', { rate_window_ms: setup.windowMs });
 		await sandbox.control('POST', '/faults', {
 			seed: 1,
-			rules: [
-				{ method: 'POST', path: '^/v1/decide/', latency_ms: setup.latencyMs, latency_at: 'engine' },
-			],
+			rules: [{ method: 'POST', path: '^/v1/decide/', ...setup.decides }],
 		});
 		return await work(sandbox, () =>
 			exchanges.filter((exchange) => exchange.path.startsWith('/v1/decide/')),
@@ -59,7 +66,11 @@ const failedItems = (items: Array<{ json: IDataObject }>) =>
 
 describe('the scheduler in n8n (default options)', () => {
 	it('a run the window covers goes at once: 100 items on Scale, all sent before any answer', async () => {
-		await withSandbox({ latencyMs: 3_000 }, async (sandbox, decides) => {
+		// Every decide is held until the 100th arrived. The max wait only ends a run that never sends
+		// the 100th before an answer; it stays under the node's default 15 s timeout, so such a run
+		// fails on the checks below, not on timeouts.
+		const hold = { hold_until: { arrivals: 100, max_wait_ms: 10_000 } };
+		await withSandbox({ decides: hold }, async (sandbox, decides) => {
 			const result = await decide({
 				slug: 'content-labels',
 				items: texts(100),
@@ -70,15 +81,21 @@ describe('the scheduler in n8n (default options)', () => {
 			const sent = decides();
 			expect(sent).toHaveLength(100);
 			expect(sent.every((exchange) => exchange.status === 200)).toBe(true);
-			// Each answer is held 3 s: every decide arrived before the first one was answered.
+			// Every decide arrived before the first one was answered, and the hold was released by the
+			// 100th arrival, not by its max wait.
 			const lastArrival = Math.max(...sent.map((exchange) => exchange.receivedAt));
 			const firstAnswer = Math.min(...sent.map((exchange) => exchange.sentAt));
 			expect(lastArrival).toBeLessThan(firstAnswer);
+			const faults = await sandbox.control<{ rules: Array<{ released_by: string }> }>(
+				'GET',
+				'/faults',
+			);
+			expect(faults.rules[0].released_by).toBe('arrivals');
 		});
 	});
 
 	it('a run of 1 item sends one decide', async () => {
-		await withSandbox({ latencyMs: 200 }, async (sandbox, decides) => {
+		await withSandbox({ decides: slowDecides(200) }, async (sandbox, decides) => {
 			const result = await decide({
 				slug: 'content-labels',
 				items: texts(1),
@@ -91,7 +108,7 @@ describe('the scheduler in n8n (default options)', () => {
 
 	it('a run longer than the budget: at most the budget per window, no 429 to the user, each item charged once', async () => {
 		const windowMs = 2_000;
-		await withSandbox({ windowMs, latencyMs: 100 }, async (sandbox, decides) => {
+		await withSandbox({ windowMs, decides: slowDecides(100) }, async (sandbox, decides) => {
 			const before = (await sandbox.usage(DEMO_KEYS.free)).used;
 			const result = await decide({
 				slug: 'content-labels',
@@ -113,7 +130,7 @@ describe('the scheduler in n8n (default options)', () => {
 
 	it('executions at once share the key’s budget: every item decided once, none failed', async () => {
 		const windowMs = 2_000;
-		await withSandbox({ windowMs, latencyMs: 100 }, async (sandbox, decides) => {
+		await withSandbox({ windowMs, decides: slowDecides(100) }, async (sandbox, decides) => {
 			const credentials = { apiKey: DEMO_KEYS.starter, baseUrl: sandbox.baseUrl };
 			// One small run first, so the key's budget is known before the three at once.
 			await decide({ slug: 'content-labels', items: texts(1), credentials });

@@ -1,7 +1,11 @@
-/** Injected latency drawn from a range (`latency_max_ms`): the draws, a fallback mix, and answers left as they were. */
+/**
+ * Injected latency drawn from a range (`latency_max_ms`): the draws, a fallback mix, and answers
+ * left as they were. Holds (`hold_until`): requests held until enough arrived, or the max wait.
+ */
 import { RATE_LIMIT_HEADERS } from '../../src/contract';
 import { FaultInjector, type FaultRule } from '../../sandbox/faults';
-import { DEMO_KEYS, useHarness, type Answer } from './helpers';
+import { startSandbox } from '../../sandbox/server';
+import { DEMO_KEYS, Harness, useHarness, type Answer } from './helpers';
 
 const h = useHarness();
 
@@ -191,5 +195,260 @@ describe('latency drawn from a range', () => {
 		expect((await h.usage(DEMO_KEYS.starter)).rate.remaining).toBe(60);
 		expect((await slow).headers[RATE_LIMIT_HEADERS.remaining]).toBe('59');
 		expect((await h.control('GET', '/faults')).rules[0].latency_at).toBeUndefined();
+	});
+});
+
+describe('hold_until: requests held until enough arrived', () => {
+	const DECIDES = { method: 'POST', path: '^/v1/decide/' };
+	const labels = (text: string) => ({ input: { text } });
+
+	/** Polls the control surface until rule 0 holds `count` requests (bounded: they are on their way). */
+	async function untilHeld(harness: Harness, count: number): Promise<void> {
+		for (let attempt = 0; attempt < 3000; attempt += 1) {
+			if ((await harness.control('GET', '/faults')).rules[0].held === count) return;
+			await new Promise((resolve) => setTimeout(resolve, 10));
+		}
+		throw new Error(`rule 0 never held ${count} requests`);
+	}
+
+	/**
+	 * Watches the timers of holds whose max wait is `maxWaitMs` (told from others by their delay:
+	 * the harness's own sockets set timers too): how many were set and not cleared.
+	 */
+	function watchHoldTimers(maxWaitMs: number): { pending(): number; restore(): void } {
+		const set = jest.spyOn(global, 'setTimeout');
+		const clear = jest.spyOn(global, 'clearTimeout');
+		return {
+			pending: () =>
+				set.mock.calls.filter(
+					(call, index) =>
+						call[1] === maxWaitMs &&
+						!clear.mock.calls.some(([handle]) => handle === set.mock.results[index].value),
+				).length,
+			restore() {
+				set.mockRestore();
+				clear.mockRestore();
+			},
+		};
+	}
+
+	it('N-1 decides stay unanswered until the Nth arrives, then all are answered; later ones pass', async () => {
+		// The max wait is never reached: it is longer than the test's own timeout.
+		await h.control('POST', '/faults', {
+			rules: [{ ...DECIDES, hold_until: { arrivals: 5, max_wait_ms: 120_000 } }],
+		});
+		const events: string[] = [];
+		const first = [1, 2, 3, 4].map((index) =>
+			h.decide(DEMO_KEYS.starter, 'content-labels', labels(`n ${index}`)).then((answer) => {
+				events.push(`answer ${index}`);
+				return answer;
+			}),
+		);
+		await untilHeld(h, 4);
+		expect(events).toEqual([]);
+		// Held on arrival, before the rate limit: nothing counted yet.
+		expect((await h.usage(DEMO_KEYS.starter)).rate.remaining).toBe(60);
+		expect((await h.control('GET', '/faults')).rules[0]).toMatchObject({
+			fired: 4,
+			held: 4,
+			released_by: null,
+		});
+
+		events.push('fifth sent');
+		const fifth = await h.decide(DEMO_KEYS.starter, 'content-labels', labels('n 5'));
+		const answers = [...(await Promise.all(first)), fifth];
+		expect(events[0]).toBe('fifth sent');
+		expect([...events.slice(1)].sort()).toEqual(['answer 1', 'answer 2', 'answer 3', 'answer 4']);
+		expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
+		expect((await h.usage(DEMO_KEYS.starter)).used).toBe(5);
+		expect((await h.control('GET', '/faults')).rules[0]).toMatchObject({
+			fired: 5,
+			held: 0,
+			released_by: 'arrivals',
+		});
+
+		// The hold is over: a sixth decide is answered without waiting for the (two-minute) max wait.
+		expect((await h.decide(DEMO_KEYS.starter, 'content-labels', labels('n 6'))).status).toBe(200);
+		expect((await h.control('GET', '/faults')).rules[0]).toMatchObject({ fired: 6, held: 0 });
+	});
+
+	it('max_wait_ms releases the held requests when the count is never reached: answered as without the hold', async () => {
+		await h.control('POST', '/faults', {
+			rules: [{ ...DECIDES, hold_until: { arrivals: 10, max_wait_ms: 50 } }],
+		});
+		const answers = await Promise.all(
+			['export my data', 'limited offer inside'].map((text) =>
+				h.decide(DEMO_KEYS.starter, 'content-labels', labels(text)),
+			),
+		);
+		expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+		expect((await h.usage(DEMO_KEYS.starter)).used).toBe(2);
+		expect((await h.control('GET', '/faults')).rules[0]).toMatchObject({
+			fired: 2,
+			held: 0,
+			released_by: 'max_wait',
+		});
+		await h.control('DELETE', '/faults');
+		const unheld = await h.decide(DEMO_KEYS.starter, 'content-labels', labels('export my data'));
+		expect(answers[0].json.labels).toEqual(unheld.json.labels);
+	});
+
+	it('counted per rule; the max wait runs from the first held request (virtual timers)', async () => {
+		jest.useFakeTimers();
+		const timers = watchHoldTimers(1_000);
+		try {
+			const injector = new FaultInjector();
+			injector.set([
+				{ ...DECIDES, hold_until: { arrivals: 2, max_wait_ms: 1_000 } },
+				{ method: 'GET', hold_until: { arrivals: 2, max_wait_ms: 2_000 } },
+			]);
+			const released: string[] = [];
+			const arrive = (method: string, path: string, name: string) =>
+				injector.next(method, path)?.hold?.then(() => released.push(name));
+			const settle = () => jest.advanceTimersByTimeAsync(0);
+
+			arrive('POST', '/v1/decide/content-labels', 'decide 1');
+			arrive('GET', '/v1/decisions', 'get 1');
+			await settle();
+			expect(released).toEqual([]);
+			expect(timers.pending()).toBe(1);
+			// The second decide reaches the decides' count; the GET rule still holds its one.
+			arrive('POST', '/v1/decide/content-labels', 'decide 2');
+			await settle();
+			expect(released).toEqual(['decide 1', 'decide 2']);
+			expect(timers.pending()).toBe(0);
+			expect(injector.describe().rules.map((rule) => [rule.held, rule.released_by])).toEqual([
+				[0, 'arrivals'],
+				[1, null],
+			]);
+			await jest.advanceTimersByTimeAsync(1_999);
+			expect(released).toEqual(['decide 1', 'decide 2']);
+			await jest.advanceTimersByTimeAsync(1);
+			expect(released).toEqual(['decide 1', 'decide 2', 'get 1']);
+			expect(injector.describe().rules[1]).toMatchObject({ held: 0, released_by: 'max_wait' });
+			// The hold is over: a later GET passes at once.
+			arrive('GET', '/v1/decisions', 'get 2');
+			await settle();
+			expect(released).toEqual(['decide 1', 'decide 2', 'get 1', 'get 2']);
+		} finally {
+			timers.restore();
+			jest.useRealTimers();
+		}
+	});
+
+	it('replacing the rules or closing releases the held requests and leaves no timer behind (virtual timers)', async () => {
+		jest.useFakeTimers();
+		const timers = watchHoldTimers(60_000);
+		try {
+			const injector = new FaultInjector();
+			const rule = { ...DECIDES, hold_until: { arrivals: 3, max_wait_ms: 60_000 } };
+			const released: string[] = [];
+			const arrive = (name: string) =>
+				injector.next('POST', '/v1/decide/x')?.hold?.then(() => released.push(name));
+			const settle = () => jest.advanceTimersByTimeAsync(0);
+
+			injector.set([rule]);
+			arrive('before set');
+			await settle();
+			expect(released).toEqual([]);
+			expect(timers.pending()).toBe(1);
+			injector.set([rule]);
+			await settle();
+			expect(released).toEqual(['before set']);
+			expect(timers.pending()).toBe(0);
+
+			arrive('before close');
+			await settle();
+			expect(timers.pending()).toBe(1);
+			injector.close();
+			await settle();
+			expect(released).toEqual(['before set', 'before close']);
+			expect(timers.pending()).toBe(0);
+			// Once closed, nothing is held, even under rules set afterwards.
+			injector.set([rule]);
+			arrive('after close');
+			await settle();
+			expect(released).toEqual(['before set', 'before close', 'after close']);
+			expect(timers.pending()).toBe(0);
+		} finally {
+			timers.restore();
+			jest.useRealTimers();
+		}
+	});
+
+	it('DELETE /_control/faults and closing the sandbox release held requests and stop their timers', async () => {
+		const timers = watchHoldTimers(120_000);
+		const own = new Harness(await startSandbox({ port: 0 }));
+		let closed = false;
+		try {
+			await h.control('POST', '/faults', {
+				rules: [{ ...DECIDES, hold_until: { arrivals: 10, max_wait_ms: 120_000 } }],
+			});
+			const held = [1, 2].map((index) =>
+				h.decide(DEMO_KEYS.starter, 'content-labels', labels(`n ${index}`)),
+			);
+			await untilHeld(h, 2);
+			expect(timers.pending()).toBe(1);
+			await h.control('DELETE', '/faults');
+			expect((await Promise.all(held)).map((answer) => answer.status)).toEqual([200, 200]);
+			expect(timers.pending()).toBe(0);
+
+			await own.control('POST', '/faults', {
+				rules: [{ ...DECIDES, hold_until: { arrivals: 10, max_wait_ms: 120_000 } }],
+			});
+			const pending = own.decide(DEMO_KEYS.starter, 'content-labels', labels('n 1'));
+			await untilHeld(own, 1);
+			expect(timers.pending()).toBe(1);
+			await own.close();
+			closed = true;
+			// Answered or cut off by the close, but settled, and no timer keeps the process alive.
+			await Promise.allSettled([pending]);
+			expect(timers.pending()).toBe(0);
+		} finally {
+			timers.restore();
+			if (!closed) await own.close();
+		}
+	});
+
+	it.each([
+		[{ arrivals: 0, max_wait_ms: 1000 }, 'rules.0.hold_until.arrivals'],
+		[{ arrivals: 2.5, max_wait_ms: 1000 }, 'rules.0.hold_until.arrivals'],
+		[{ max_wait_ms: 1000 }, 'rules.0.hold_until.arrivals'],
+		[{ arrivals: 5 }, 'rules.0.hold_until.max_wait_ms'],
+		[{ arrivals: 5, max_wait_ms: 0 }, 'rules.0.hold_until.max_wait_ms'],
+		[{ arrivals: 5, max_wait_ms: 120_001 }, 'rules.0.hold_until.max_wait_ms'],
+		[{ arrivals: 5, max_wait_ms: '1000' }, 'rules.0.hold_until.max_wait_ms'],
+		[100, 'rules.0.hold_until'],
+	])('refuses hold_until %j, naming %s', async (holdUntil, field) => {
+		const bad = await h.call('POST', `${h.sandbox.origin}/_control/faults`, {
+			body: { rules: [{ ...DECIDES, hold_until: holdUntil }] },
+		});
+		expect(bad.status).toBe(400);
+		expect(bad.json.error.code).toBe('invalid_request');
+		expect(bad.json.error.details.map((detail: { field: string }) => detail.field)).toEqual([
+			field,
+		]);
+		// The rules in place are kept.
+		expect((await h.control('GET', '/faults')).rules).toEqual([]);
+	});
+
+	it('refuses more arrivals than the rule fires for (times)', async () => {
+		const bad = await h.call('POST', `${h.sandbox.origin}/_control/faults`, {
+			body: { rules: [{ ...DECIDES, times: 3, hold_until: { arrivals: 4, max_wait_ms: 1000 } }] },
+		});
+		expect(bad.status).toBe(400);
+		expect(bad.json.error.details[0]).toEqual({
+			field: 'rules.0.hold_until.arrivals',
+			message: 'must be at most times: the rule fires for no more requests than that',
+		});
+		const fine = await h.control('POST', '/faults', {
+			rules: [{ ...DECIDES, times: 4, hold_until: { arrivals: 4, max_wait_ms: 1000 } }],
+		});
+		expect(fine.rules[0]).toMatchObject({
+			hold_until: { arrivals: 4, max_wait_ms: 1000 },
+			fired: 0,
+			held: 0,
+			released_by: null,
+		});
 	});
 });

@@ -1,5 +1,5 @@
+import { escapeHtml } from '../../src/html';
 import {
-	escapeHtml,
 	evaluate,
 	formatNumber,
 	formatRate,

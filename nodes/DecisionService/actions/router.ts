@@ -16,6 +16,7 @@ const operations: Record<string, Record<string, OperationModule>> = {
 		evaluate: decision.evaluate,
 		get: decision.get,
 		getAll: decision.getMany,
+		review: decision.review,
 	},
 	template: { getAll: template.getMany },
 	run: { sendFeedback: run.sendFeedback },

@@ -6,7 +6,7 @@ import type {
 	ResourceMapperValue,
 } from 'n8n-workflow';
 import type { ContextField, Decision } from '../../../src/contract';
-import { OUTPUTS_LIST_PARAMETER, outputsListFor } from '../outputs-list';
+import { isFixedEntry, OUTPUTS_LIST_PARAMETER, outputsListFor } from '../outputs-list';
 import { toNodeError } from '../errors';
 import { createDecisionClient } from '../transport';
 
@@ -69,6 +69,16 @@ export async function getRouteOutputs(this: ILoadOptionsFunctions): Promise<Reso
 		| undefined;
 	const fields = outputsListFor(decision, Array.isArray(saved?.schema) ? saved.schema : []);
 	// As a tool, the list only names the answers in the agent's description: shown, not edited.
-	const asTool = this.getNode().type.endsWith('Tool');
-	return { fields: asTool ? fields.map((field) => ({ ...field, readOnly: true })) : fields };
+	if (this.getNode().type.endsWith('Tool')) {
+		return { fields: fields.map((field) => ({ ...field, readOnly: true })) };
+	}
+	// Review routes a person's answer, never uncertain or pending: the fixed rows are not its outputs.
+	if (this.getCurrentNodeParameter('operation') === 'review') {
+		return {
+			fields: fields.map((field) =>
+				isFixedEntry(field.id) ? { ...field, display: false } : field,
+			),
+		};
+	}
+	return { fields };
 }

@@ -4,8 +4,9 @@ import * as decide from './decide.operation';
 import * as evaluate from './evaluate.operation';
 import * as get from './get.operation';
 import * as getMany from './get-many.operation';
+import * as review from './review.operation';
 
-export { create, decide, evaluate, get, getMany };
+export { create, decide, evaluate, get, getMany, review };
 
 export const description: INodeProperties[] = [
 	{
@@ -46,9 +47,17 @@ export const description: INodeProperties[] = [
 				description: 'List the decisions of the account',
 				action: 'Get many decisions',
 			},
+			{
+				name: 'Review',
+				value: 'review',
+				description:
+					'Wait for a person to pick the answer for doubtful items, send it back as feedback, and route them',
+				action: 'Wait for a person to review items',
+			},
 		],
 	},
 	...decide.description,
+	...review.description,
 	...evaluate.description,
 	...create.description,
 	...get.description,

@@ -24,6 +24,38 @@ export const validateInputOption: INodeProperties = {
 		'Whether to check required fields and types before calling, so an invalid item fails alone and spends no quota',
 };
 
+/** The Outputs list Decide and Review share (Review shows its answer entries only). */
+export const outputsListField: INodeProperties = {
+	displayName: 'Outputs',
+	name: OUTPUTS_LIST_PARAMETER,
+	type: 'resourceMapper',
+	noDataExpression: true,
+	default: { mappingMode: 'defineBelow', value: null },
+	required: true,
+	typeOptions: {
+		loadOptionsDependsOn: ['decision.value'],
+		resourceMapper: {
+			resourceMapperMethod: 'getRouteOutputs',
+			mode: 'map',
+			valuesLabel: 'Output names (optional)',
+			fieldWords: { singular: 'output', plural: 'outputs' },
+			addAllFields: true,
+			multiKeyMatch: false,
+			supportAutoMap: false,
+			hideNoDataError: true,
+			noFieldsError: 'Pick a decision first: its options, levels or labels become the outputs.',
+		},
+	},
+};
+
+export const outputsListNotice: INodeProperties = {
+	displayName:
+		'A refresh never moves an output. Deleting a row deletes its output and moves the wires after it.',
+	name: 'routesNotice',
+	type: 'notice',
+	default: '',
+};
+
 const INPUT_MODES: INodeProperties['options'] = [
 	{
 		name: 'Map Fields',
@@ -140,35 +172,12 @@ const properties: INodeProperties[] = [
 		],
 	},
 	{
-		displayName: 'Outputs',
-		name: OUTPUTS_LIST_PARAMETER,
-		type: 'resourceMapper',
-		noDataExpression: true,
-		default: { mappingMode: 'defineBelow', value: null },
-		required: true,
-		typeOptions: {
-			loadOptionsDependsOn: ['decision.value'],
-			resourceMapper: {
-				resourceMapperMethod: 'getRouteOutputs',
-				mode: 'map',
-				valuesLabel: 'Output names (optional)',
-				fieldWords: { singular: 'output', plural: 'outputs' },
-				addAllFields: true,
-				multiKeyMatch: false,
-				supportAutoMap: false,
-				hideNoDataError: true,
-				noFieldsError: 'Pick a decision first: its options, levels or labels become the outputs.',
-			},
-		},
+		...outputsListField,
 		hint: 'A score goes to its level; a classified item goes to each of its labels.',
 		displayOptions: { show: { outputMode: ['routeToOutputs'], '@tool': [false] } },
 	},
 	{
-		displayName:
-			'A refresh never moves an output. Deleting a row deletes its output and moves the wires after it.',
-		name: 'routesNotice',
-		type: 'notice',
-		default: '',
+		...outputsListNotice,
 		displayOptions: { show: { outputMode: ['routeToOutputs'], '@tool': [false] } },
 	},
 	// The tool variant: the same list, loaded when the decision is picked, names the answers in

@@ -1,7 +1,8 @@
 /** Reads one item's decide input in the three modes (Map Fields, Text, JSON) and its decision slug. */
 import {
 	NodeOperationError,
-	type IExecuteFunctions,
+	type IGetNodeParameterOptions,
+	type INode,
 	type INodeExecutionData,
 	type ResourceMapperValue,
 } from 'n8n-workflow';
@@ -9,11 +10,25 @@ import { ownObject, ownValue } from '../../../../../src/contract';
 
 export type DecideInput = string | Record<string, unknown>;
 
+/**
+ * What reading an input needs of n8n: the node's parameters for one item. Decide passes its own
+ * context; Review passes a reader of the Decide node its items came from (review/asked.ts).
+ */
+export interface ParameterReader {
+	getNode(): INode;
+	getNodeParameter(
+		name: string,
+		itemIndex: number,
+		fallback?: unknown,
+		options?: IGetNodeParameterOptions,
+	): unknown;
+}
+
 /** The JSON input's default, `={{ $json }}`: the whole item. */
 const WHOLE_ITEM = /^=\{\{\s*\$json\s*\}\}$/;
 
 function parseJsonInput(
-	n8n: IExecuteFunctions,
+	n8n: ParameterReader,
 	raw: unknown,
 	itemIndex: number,
 ): Record<string, unknown> {
@@ -47,7 +62,7 @@ function parseJsonInput(
 
 const TEXT_HINT = 'Set Text to the item field that holds the text, for example {{ $json.body }}.';
 
-function textInput(n8n: IExecuteFunctions, itemIndex: number): string {
+function textInput(n8n: ParameterReader, itemIndex: number): string {
 	const text = n8n.getNodeParameter('text', itemIndex) as unknown;
 	// A number or a yes/no is text enough; an object (say {{ $json }}) or a list is not.
 	if (typeof text === 'number' || typeof text === 'boolean') return String(text);
@@ -68,7 +83,7 @@ function textInput(n8n: IExecuteFunctions, itemIndex: number): string {
 }
 
 function mappedInput(
-	n8n: IExecuteFunctions,
+	n8n: ParameterReader,
 	item: INodeExecutionData,
 	itemIndex: number,
 ): Record<string, unknown> {
@@ -97,7 +112,7 @@ function mappedInput(
 
 /** The input one item sends, in the node's input mode. Throws, naming the item, when it has none. */
 export function inputFor(
-	n8n: IExecuteFunctions,
+	n8n: ParameterReader,
 	item: INodeExecutionData,
 	itemIndex: number,
 ): DecideInput {
@@ -119,7 +134,7 @@ export function inputFor(
 }
 
 /** The decision slug of one item (the locator may be an expression). */
-export function slugOf(n8n: IExecuteFunctions, itemIndex: number): string {
+export function slugOf(n8n: ParameterReader, itemIndex: number): string {
 	const value = n8n.getNodeParameter('decision', itemIndex, '', { extractValue: true });
 	return String(value ?? '').trim();
 }

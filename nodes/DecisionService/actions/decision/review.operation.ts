@@ -1,0 +1,3 @@
+export { description } from './review/description';
+export { execute } from './review/execute';
+export { webhook } from './review/webhook';

@@ -1,0 +1,116 @@
+/**
+ * What the decision was asked about each item, as the team mapped it: the Decide node the items
+ * came from is read (its input mode, its mapping), and its expressions are evaluated on each item
+ * here (the item on Review's input is Decide's output item: the same fields plus the answer).
+ * Items that did not come straight from one Decide node show the decision's declared fields found
+ * on the item by name, nothing else: the page shows no more than the team mapped.
+ *
+ * The page is built where it is served (webhook.ts): n8n keeps a waiting node's input with the
+ * execution but not its output, so everything here reads the input and the saved parameters,
+ * through what an execution and a webhook have in common (ReviewHost).
+ */
+import type { INode, INodeExecutionData, NodeTypeAndVersion } from 'n8n-workflow';
+import { ownObject, ownValue, type Decision } from '../../../../../src/contract';
+import { inputFor, type DecideInput, type ParameterReader } from '../decide/input';
+
+/** What building the page needs of n8n, in an execution and in a webhook alike. */
+export interface ReviewHost {
+	getNode(): INode;
+	evaluateExpression(expression: string, itemIndex: number): unknown;
+	getParentNodes(
+		nodeName: string,
+		options?: { includeNodeParameters?: boolean; depth?: number },
+	): NodeTypeAndVersion[];
+}
+
+/** The Decide node this node's items came from (its saved parameters), if that is what feeds it. */
+export interface DecideSource {
+	name: string;
+	parameters: Record<string, unknown>;
+}
+
+/** The one Decide node wired straight into this one, if there is exactly one. */
+export function decideSourceOf(n8n: ReviewHost): DecideSource | undefined {
+	const self = n8n.getNode();
+	const decides = n8n
+		.getParentNodes(self.name, { includeNodeParameters: true, depth: 1 })
+		.filter((parent) => {
+			if (parent.type !== self.type) return false;
+			const parameters = (parent.parameters ?? {}) as Record<string, unknown>;
+			return (
+				(ownValue(parameters, 'resource') ?? 'decision') === 'decision' &&
+				(ownValue(parameters, 'operation') ?? 'decide') === 'decide'
+			);
+		});
+	if (decides.length !== 1) return undefined;
+	return {
+		name: decides[0].name,
+		parameters: (decides[0].parameters ?? {}) as Record<string, unknown>,
+	};
+}
+
+/** Defaults of the Decide parameters this file reads, for a node saved without them. */
+const DECIDE_DEFAULTS: Record<string, unknown> = {
+	inputMode: 'mapFields',
+	text: '={{ $json.text }}',
+	jsonInput: '={{ $json }}',
+	inputFields: { mappingMode: 'defineBelow', value: null },
+};
+
+/** Every expression inside a saved value, evaluated on one item (a resource mapper's schema is data). */
+function evaluated(n8n: ReviewHost, raw: unknown, itemIndex: number): unknown {
+	if (typeof raw === 'string') {
+		return raw.startsWith('=') ? n8n.evaluateExpression(raw, itemIndex) : raw;
+	}
+	if (Array.isArray(raw)) return raw.map((each) => evaluated(n8n, each, itemIndex));
+	if (typeof raw === 'object' && raw !== null) {
+		return ownObject(
+			Object.entries(raw).map(([key, value]): [string, unknown] => [
+				key,
+				key === 'schema' ? value : evaluated(n8n, value, itemIndex),
+			]),
+		);
+	}
+	return raw;
+}
+
+/** Decide's parameters read as Decide reads its own, so `inputFor` gives the input Decide sent. */
+function readerOf(n8n: ReviewHost, source: DecideSource): ParameterReader {
+	return {
+		getNode: () => n8n.getNode(),
+		getNodeParameter: (name, itemIndex, fallback, options) => {
+			const saved = ownValue(source.parameters, name);
+			const raw = saved === undefined ? (ownValue(DECIDE_DEFAULTS, name) ?? fallback) : saved;
+			return options?.rawExpressions ? raw : evaluated(n8n, raw, itemIndex);
+		},
+	};
+}
+
+/** The decision's declared fields found on the item by name (for items not straight from Decide). */
+function declaredFieldsOn(item: INodeExecutionData, decision: Decision): Record<string, unknown> {
+	return ownObject(
+		decision.context.fields.flatMap((field): Array<[string, unknown]> => {
+			const value = ownValue(item.json, field.name);
+			return value === undefined ? [] : [[field.name, value]];
+		}),
+	);
+}
+
+/** What each item asked, or undefined for an item whose input cannot be read again (shown without it). */
+export function askedInputs(
+	n8n: ReviewHost,
+	items: INodeExecutionData[],
+	decision: Decision,
+	source: DecideSource | undefined,
+): Array<DecideInput | undefined> {
+	const reader = source ? readerOf(n8n, source) : undefined;
+	return items.map((item, itemIndex) => {
+		if (!reader) return declaredFieldsOn(item, decision);
+		try {
+			return inputFor(reader, item, itemIndex);
+		} catch {
+			// Decide failed this item locally (no input): the page shows the item without its fields.
+			return undefined;
+		}
+	});
+}

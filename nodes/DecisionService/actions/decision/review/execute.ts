@@ -1,0 +1,86 @@
+/**
+ * Review, first half: check what can be checked before anyone is asked (a secret link, the
+ * decision), then put the execution to wait on n8n's own machinery (as its Wait node does), until
+ * a person submits the page (webhook.ts) or the time limit passes: n8n then hands the items to the
+ * first output, Not Reviewed, without running the node again. While it waits, the node's output
+ * shows each item with `review.status` "waiting"; n8n keeps the input with the execution, and
+ * the page is built from it when it is opened, in whichever process serves the link.
+ */
+import {
+	NodeOperationError,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type ResourceMapperValue,
+} from 'n8n-workflow';
+import { toNodeError } from '../../../errors';
+import { OUTPUTS_LIST_PARAMETER, reviewLayout } from '../../../outputs-list';
+import { createDecisionClient } from '../../../transport';
+import { slugOf } from '../decide/input';
+import { runsAsTool } from '../decide/tool';
+import { timeLimitMs } from './description';
+
+/** Most items on one page: two form fields each, and n8n reads at most 1000 fields of a form. */
+export const MAX_REVIEW_ITEMS = 300;
+
+/** The field each item's review state is written to. */
+export const REVIEW_FIELD = 'review';
+
+/** The execution's custom data key that keeps when unreviewed items move on (shown on the page). */
+export const REVIEW_UNTIL = 'reviewUntil';
+
+/** n8n 2 adds the execution's secret to its resume URL (`?signature=`); n8n 1 has none. */
+function hasSecretLink(resumeUrl: string): boolean {
+	try {
+		return new URL(resumeUrl).searchParams.has('signature');
+	} catch {
+		return false;
+	}
+}
+
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+): Promise<INodeExecutionData[][]> {
+	const node = this.getNode();
+	if (runsAsTool(this)) {
+		throw new NodeOperationError(node, 'Review cannot run as an AI tool', {
+			description: 'A review waits for a person; use Decide as the tool.',
+		});
+	}
+	const routes = this.getNodeParameter(OUTPUTS_LIST_PARAMETER, 0) as ResourceMapperValue;
+	const layout = reviewLayout(routes.schema ?? []);
+	const outputs: INodeExecutionData[][] = Array.from({ length: layout.count }, () => []);
+	if (!items.length) return outputs;
+
+	if (items.length > MAX_REVIEW_ITEMS) {
+		throw new NodeOperationError(node, `Review takes at most ${MAX_REVIEW_ITEMS} items at once`, {
+			description: `${items.length} items arrived. A page with more is hard to review, and n8n reads at most 1000 form fields. Split them with Loop Over Items (batch size ${MAX_REVIEW_ITEMS} or less) before this node.`,
+		});
+	}
+	const resumeUrl = String(this.evaluateExpression('{{ $execution.resumeUrl }}', 0) ?? '');
+	if (!hasSecretLink(resumeUrl)) {
+		throw new NodeOperationError(node, 'Review needs n8n 2.0 or later', {
+			description:
+				'Its page is served on the execution’s resume link. From n8n 2.0 that link carries a secret; before, it is the execution’s number, which anyone could guess. Update n8n, or handle the Uncertain output with your own steps.',
+		});
+	}
+	const slug = slugOf(this, 0);
+	if (!slug) throw new NodeOperationError(node, 'No decision selected');
+	try {
+		// The page needs the decision; a wrong slug or key fails now, not when a reviewer opens it.
+		await (await createDecisionClient(this)).getDecision(slug);
+	} catch (error) {
+		throw toNodeError(node, error);
+	}
+	const amount = this.getNodeParameter('timeLimit', 0, 24) as number;
+	const unit = this.getNodeParameter('timeLimitUnit', 0, 'hours') as string;
+	const waitTill = new Date(Date.now() + timeLimitMs(amount, unit));
+	this.customData.set(REVIEW_UNTIL, waitTill.toISOString());
+	await this.putExecutionToWait(waitTill);
+	outputs[layout.notReviewed] = items.map((item, index) => ({
+		json: { ...item.json, [REVIEW_FIELD]: { status: 'waiting', until: waitTill.toISOString() } },
+		binary: item.binary,
+		pairedItem: { item: index },
+	}));
+	return outputs;
+}

@@ -1,0 +1,182 @@
+/**
+ * The review page's data, built when the node starts waiting: the decision's answers in the
+ * Outputs list's order and names, and for each item what it asked, what the machine answered
+ * (from the answer Decide wrote on the item, compact or full) and why it is here. Pure: no n8n
+ * context, so every answer shape is unit-tested.
+ */
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import { levelOf, ownValue, type ContextField, type Decision } from '../../../../../src/contract';
+import type { ReviewAnswer, ReviewField, ReviewItem, ReviewPage } from '../../../../../src/review';
+import { NO_LABEL_KEY, type OutputsListEntry } from '../../../outputs-list';
+import type { DecideInput } from '../decide/input';
+
+/** Longest value shown for one field (a long e-mail body stays readable; the rest is cut). */
+const MAX_FIELD_TEXT = 4000;
+
+const asRecord = (value: unknown): IDataObject | undefined =>
+	typeof value === 'object' && value !== null && !Array.isArray(value)
+		? (value as IDataObject)
+		: undefined;
+
+const asString = (value: unknown): string | undefined =>
+	typeof value === 'string' && value !== '' ? value : undefined;
+
+function displayValue(value: unknown): string {
+	const text = typeof value === 'string' ? value : JSON.stringify(value);
+	return text.length > MAX_FIELD_TEXT ? `${text.slice(0, MAX_FIELD_TEXT)}…` : text;
+}
+
+/** The decision's answers as outputs name them: each key in the list's order, with its rename. */
+export function reviewAnswers(
+	schema: readonly OutputsListEntry[],
+	renames: Record<string, unknown> | null | undefined,
+	keys: readonly string[],
+): ReviewAnswer[] {
+	const known = new Set(keys);
+	const answers: ReviewAnswer[] = [];
+	for (const field of schema) {
+		if (field.display === false || field.removed === true || !known.has(field.id)) continue;
+		if (field.id === NO_LABEL_KEY) continue; // classify: "none of these labels" is its own choice
+		const rename = ownValue(renames ?? {}, field.id);
+		const label =
+			typeof rename === 'string' && rename.trim() !== ''
+				? rename.trim()
+				: field.displayName || field.id;
+		answers.push({ key: field.id, label });
+	}
+	return answers;
+}
+
+/** The shown fields of an input: declared fields in the decision's order, then any others. */
+function fieldsOf(
+	input: DecideInput | undefined,
+	declared: readonly ContextField[],
+): ReviewField[] {
+	if (input === undefined) return [];
+	if (typeof input === 'string')
+		return [{ name: 'Text', value: displayValue(input), personal: false }];
+	const personal = new Set(declared.filter((field) => field.pii).map((field) => field.name));
+	const order = declared.map((field) => field.name);
+	const names = Object.keys(input).sort((a, b) => {
+		const at = (name: string) => {
+			const index = order.indexOf(name);
+			return index === -1 ? order.length : index;
+		};
+		return at(a) - at(b);
+	});
+	return names.map((name) => ({
+		name,
+		value: displayValue(ownValue(input, name)),
+		personal: personal.has(name),
+	}));
+}
+
+/** The key with the highest probability, when there is one. */
+function mostProbable(probabilities: IDataObject | undefined): string | undefined {
+	let best: string | undefined;
+	let bestValue = -Infinity;
+	for (const [key, value] of Object.entries(probabilities ?? {})) {
+		if (typeof value === 'number' && value > bestValue) {
+			best = key;
+			bestValue = value;
+		}
+	}
+	return best;
+}
+
+/**
+ * The machine's answer on an item as Decide wrote it (compact or full run): the keys it gave or
+ * suggested, its status, confidence, probabilities and run.
+ */
+export function machineAnswerOf(
+	answer: IDataObject | undefined,
+	type: Decision['type'],
+): Pick<ReviewItem, 'runId' | 'status' | 'machineAnswer' | 'confidence' | 'probabilities'> {
+	const probabilities = asRecord(answer?.probabilities);
+	const status = asString(answer?.status) ?? 'failed';
+	let keys: string[] = [];
+	if (type === 'classify') {
+		const labels = Array.isArray(answer?.labels) ? answer.labels : answer?.suggestion;
+		keys = Array.isArray(labels) ? labels.filter((label) => typeof label === 'string') : [];
+	} else {
+		const choice = asString(answer?.choice);
+		const given =
+			(choice && !choice.startsWith('__') ? choice : undefined) ??
+			asString(answer?.level) ??
+			(answer?.raw_score !== undefined
+				? levelOf(answer as { raw_score?: number; legend?: Record<string, string> })
+				: undefined) ??
+			asString(answer?.suggestion) ??
+			(type === 'route' ? mostProbable(probabilities) : undefined);
+		keys = given ? [given] : [];
+	}
+	const confidence = typeof answer?.confidence === 'number' ? answer.confidence : undefined;
+	return {
+		runId: asString(answer?.run_id),
+		status,
+		machineAnswer: keys,
+		confidence,
+		probabilities: Object.entries(probabilities ?? {})
+			.filter((entry): entry is [string, number] => typeof entry[1] === 'number')
+			.map(([key, value]) => ({ key, value }))
+			.sort((a, b) => b.value - a.value),
+	};
+}
+
+/** Why an item is on the page, in words. */
+function noteOf(json: IDataObject, answer: IDataObject | undefined, threshold: number): string {
+	if (!answer) {
+		const error = asRecord(json.error);
+		const message = asString(error?.message) ?? asString(json.error);
+		return message ? `No answer: ${message}` : 'No answer from the service.';
+	}
+	if (answer.close_call === true) {
+		const runnerUp = asString(answer.runner_up);
+		return runnerUp
+			? `A close call: "${runnerUp}" was almost as likely.`
+			: 'A close call between two answers.';
+	}
+	const routing = asString(answer.routing_note);
+	if (routing) return routing;
+	if (answer.status === 'pending') return 'The service sent it to its human review queue.';
+	if (answer.status === 'uncertain') {
+		const confidence = typeof answer.confidence === 'number' ? answer.confidence : undefined;
+		return confidence === undefined
+			? 'The service was not confident enough.'
+			: `Confidence ${confidence.toFixed(2)} is under the decision's threshold (${threshold}).`;
+	}
+	return 'Sent for review.';
+}
+
+export interface PageInputs {
+	items: INodeExecutionData[];
+	asked: Array<DecideInput | undefined>;
+	decision: Decision;
+	answers: ReviewAnswer[];
+	resultField: string;
+	title?: string;
+	instructions?: string;
+	showPersonalData: boolean;
+	expiresAt?: string;
+}
+
+export function reviewPageOf(inputs: PageInputs): ReviewPage {
+	const { decision } = inputs;
+	return {
+		title: inputs.title?.trim() || `Review: ${decision.name || decision.slug}`,
+		instructions: inputs.instructions?.trim() || undefined,
+		decision: { slug: decision.slug, name: decision.name, type: decision.type },
+		answers: inputs.answers,
+		showPersonalData: inputs.showPersonalData,
+		expiresAt: inputs.expiresAt,
+		items: inputs.items.map((item, index): ReviewItem => {
+			const answer = asRecord(ownValue(item.json, inputs.resultField));
+			return {
+				index,
+				fields: fieldsOf(inputs.asked[index], decision.context.fields),
+				...machineAnswerOf(answer, decision.type),
+				note: noteOf(item.json, answer, decision.confidence_threshold),
+			};
+		}),
+	};
+}

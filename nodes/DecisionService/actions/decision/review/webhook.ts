@@ -1,0 +1,208 @@
+/**
+ * Review, second half: the page on the execution's resume link. n8n checks the link's secret before
+ * this runs (n8n 2: `?signature=`; execute.ts refuses to wait without one). GET shows the page;
+ * POST takes the picks, sends each reviewed run's feedback to the service, answers with a thank-you
+ * page and hands n8n the items on their outputs, which resumes the execution there.
+ *
+ * Nothing here may throw: n8n marks the whole execution failed when a waiting node's webhook does.
+ * A refused submission shows the page again with the reason, and the execution keeps waiting.
+ */
+import type {
+	IDataObject,
+	INodeExecutionData,
+	IWebhookFunctions,
+	IWebhookResponseData,
+	ResourceMapperValue,
+} from 'n8n-workflow';
+import {
+	feedbackFor,
+	parseReviewSubmission,
+	renderReviewClosed,
+	renderReviewDone,
+	renderReviewPage,
+	type ReviewPage,
+	type ReviewPick,
+} from '../../../../../src/review';
+import { ownValue } from '../../../../../src/contract';
+import { decisionKeys, OUTPUTS_LIST_PARAMETER, reviewLayout } from '../../../outputs-list';
+import { createDecisionClient } from '../../../transport';
+import { itemPerTarget } from '../decide/routing';
+import { askedInputs, decideSourceOf } from './asked';
+import type { ReviewNodeOptions } from './description';
+import { REVIEW_FIELD, REVIEW_UNTIL } from './execute';
+import { reviewAnswers, reviewPageOf } from './page-data';
+
+/**
+ * Executions whose review was submitted in this process. n8n refuses a link once its execution
+ * resumed; this closes the moment between a submit and that (two taps on Submit).
+ */
+const submitted = new Set<string>();
+
+type Response = ReturnType<IWebhookFunctions['getResponseObject']>;
+
+function sendHtml(res: Response, status: number, html: string): IWebhookResponseData {
+	res.status(status);
+	res.setHeader('Content-Type', 'text/html; charset=utf-8');
+	// The page holds item data: never cached, never framed, the link never sent on as a referrer.
+	res.setHeader('Cache-Control', 'no-store');
+	res.setHeader('X-Frame-Options', 'DENY');
+	res.setHeader('Referrer-Policy', 'no-referrer');
+	res.setHeader(
+		'Content-Security-Policy',
+		"default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+	);
+	res.end(html);
+	return { noWebhookResponse: true };
+}
+
+/**
+ * The items waiting here: n8n keeps the waiting node's input with the execution and hands it to
+ * the webhook's expressions as `$input`.
+ */
+function waitingItems(n8n: IWebhookFunctions): INodeExecutionData[] {
+	const items = n8n.evaluateExpression('{{ $input.all() }}', 0);
+	if (!Array.isArray(items)) return [];
+	return (items as INodeExecutionData[]).map((item) => ({ json: item.json, binary: item.binary }));
+}
+
+/** The page, built from the items and the node's saved parameters (see review/asked.ts). */
+async function pageFor(n8n: IWebhookFunctions, items: INodeExecutionData[]): Promise<ReviewPage> {
+	const slug = String(n8n.getNodeParameter('decision', '', { extractValue: true }) ?? '').trim();
+	const decision = await (await createDecisionClient(n8n)).getDecision(slug);
+	const routes = n8n.getNodeParameter(OUTPUTS_LIST_PARAMETER) as ResourceMapperValue;
+	const options = n8n.getNodeParameter('options', {}) as ReviewNodeOptions;
+	const source = decideSourceOf(n8n);
+	const resultOption = source
+		? ownValue(ownValue(source.parameters, 'options'), 'resultField')
+		: undefined;
+	const until = n8n.evaluateExpression(`{{ $execution.customData.get("${REVIEW_UNTIL}") }}`, 0);
+	return reviewPageOf({
+		items,
+		asked: askedInputs(n8n, items, decision, source),
+		decision,
+		answers: reviewAnswers(routes.schema ?? [], routes.value, decisionKeys(decision)),
+		resultField:
+			typeof resultOption === 'string' && resultOption.trim() ? resultOption.trim() : 'decision',
+		title: options.title,
+		instructions: options.instructions,
+		showPersonalData: options.showPersonalData === true,
+		expiresAt: typeof until === 'string' && until ? until : undefined,
+	});
+}
+
+/** An item as it came in, with `review` saying what became of it. */
+function itemWith(
+	item: INodeExecutionData,
+	index: number,
+	review: IDataObject,
+): INodeExecutionData {
+	return {
+		json: { ...item.json, [REVIEW_FIELD]: review },
+		binary: item.binary,
+		pairedItem: { item: index },
+	};
+}
+
+async function sendFeedback(
+	n8n: IWebhookFunctions,
+	page: ReviewPage,
+	picks: ReviewPick[],
+): Promise<Map<number, IDataObject>> {
+	const results = new Map<number, IDataObject>();
+	const withRun = picks.filter((pick) => page.items[pick.index]?.runId);
+	if (!withRun.length) return results;
+	let client;
+	try {
+		client = await createDecisionClient(n8n);
+	} catch (error) {
+		for (const pick of withRun) results.set(pick.index, { sent: false, error: messageOf(error) });
+		return results;
+	}
+	for (const pick of withRun) {
+		const item = page.items[pick.index];
+		const feedback = feedbackFor(item, pick, page.decision.type);
+		try {
+			await client.sendFeedback(item.runId!, feedback);
+			results.set(pick.index, { sent: true, value: feedback.feedback });
+		} catch (error) {
+			results.set(pick.index, { sent: false, value: feedback.feedback, error: messageOf(error) });
+		}
+	}
+	return results;
+}
+
+function messageOf(error: unknown): string {
+	return error instanceof Error ? error.message : String(error);
+}
+
+export async function webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const res = this.getResponseObject();
+	try {
+		return await answer(this, res);
+	} catch (error) {
+		// The service unreachable, the decision gone: the execution keeps waiting; say so.
+		return sendHtml(
+			res,
+			503,
+			renderReviewClosed(
+				`The review cannot be shown right now (${messageOf(error)}). Try the link again later.`,
+			),
+		);
+	}
+}
+
+async function answer(n8n: IWebhookFunctions, res: Response): Promise<IWebhookResponseData> {
+	const method = n8n.getRequestObject().method;
+	const executionId = n8n.getExecutionId();
+	if (submitted.has(executionId)) {
+		return sendHtml(res, 410, renderReviewClosed('This review was already submitted.'));
+	}
+	const items = waitingItems(n8n);
+	const page = await pageFor(n8n, items);
+	if (method !== 'POST') return sendHtml(res, 200, renderReviewPage(page));
+
+	const body = n8n.getBodyData();
+	const parsed = parseReviewSubmission(body, page);
+	if ('error' in parsed) {
+		// Shown again with what the person picked, so one mistake does not lose the rest.
+		return sendHtml(res, 400, renderReviewPage(page, { error: parsed.error, submitted: body }));
+	}
+	submitted.add(executionId);
+
+	const routes = n8n.getNodeParameter(OUTPUTS_LIST_PARAMETER) as ResourceMapperValue;
+	const layout = reviewLayout(routes.schema ?? []);
+	const outputs: INodeExecutionData[][] = Array.from({ length: layout.count }, () => []);
+	const picks = new Map(parsed.picks.map((pick) => [pick.index, pick]));
+	const feedback = await sendFeedback(n8n, page, parsed.picks);
+	items.forEach((item, index) => {
+		const pick = picks.get(index);
+		if (!pick) {
+			outputs[layout.notReviewed].push(itemWith(item, index, { status: 'not_reviewed' }));
+			return;
+		}
+		const machine = page.items[index]?.machineAnswer ?? [];
+		const review: IDataObject = {
+			status: 'reviewed',
+			answer: page.decision.type === 'classify' ? pick.keys : (pick.keys[0] ?? null),
+			agreed:
+				machine.length === pick.keys.length && pick.keys.every((key) => machine.includes(key)),
+		};
+		if (pick.note) review.note = pick.note;
+		const sent = feedback.get(index);
+		if (sent) review.feedback = sent;
+		const targets = pick.keys.length
+			? [...new Set(pick.keys.map((key) => layout.indexOf.get(key) ?? layout.notReviewed))]
+			: [layout.noLabel ?? layout.notReviewed];
+		targets.sort((a, b) => a - b);
+		for (const [target, each] of itemPerTarget(itemWith(item, index, review), targets)) {
+			outputs[target].push(each);
+		}
+	});
+	const reviewed = parsed.picks.length;
+	sendHtml(
+		res,
+		200,
+		renderReviewDone({ reviewed, unreviewed: items.length - reviewed, title: page.title }),
+	);
+	return { noWebhookResponse: true, workflowData: outputs };
+}

@@ -1,0 +1,412 @@
+/**
+ * The review pages (issue 21) as a person's browser gets them: one self-contained document, a
+ * plain form that posts back to its own URL, every string from data shown as text, personal fields
+ * masked, the right inputs per decision type.
+ */
+import { escapeHtml } from '../../src/html';
+import {
+	renderReviewClosed,
+	renderReviewDone,
+	renderReviewPage,
+	type ReviewPage,
+} from '../../src/review';
+import { JS_FIELD_NAMES, JS_KEYS } from '../support/js-names';
+import {
+	classifyPage,
+	controlsOf,
+	HOSTILE,
+	QUOTES,
+	routePage,
+	scorePage,
+	textOf,
+} from '../support/review-pages';
+
+/** The HTML of the item with this index. */
+function itemHtml(html: string, index: number): string {
+	const start = html.indexOf(`<section class="item`, html.indexOf(`id="item-${index}"`) - 40);
+	return html.slice(start, html.indexOf('</section>', start));
+}
+
+describe('the document', () => {
+	const html = renderReviewPage(routePage());
+
+	it('is one HTML document that a phone shows at its width', () => {
+		expect(html.startsWith('<!doctype html>')).toBe(true);
+		expect(html).toContain('<meta name="viewport" content="width=device-width,initial-scale=1">');
+		expect(html).toContain('<meta charset="utf-8">');
+		expect(html).toContain('<title>Review: ticket-routing</title>');
+	});
+
+	it('needs no script and loads nothing from elsewhere', () => {
+		expect(html).not.toMatch(/<script|<link|<img|<iframe|\bsrc=|\bhref=|@import|url\(/i);
+		expect(html).not.toMatch(/https?:\/\//);
+		expect(html).not.toMatch(/\son[a-z]+=/i);
+	});
+
+	it('posts one plain form back to the URL it was loaded from (no action)', () => {
+		expect(html.match(/<form\b[^>]*>/g)).toEqual(['<form method="post" accept-charset="utf-8">']);
+		expect(html).not.toMatch(/\saction=/);
+		expect(html).not.toMatch(/enctype=/);
+		expect(html.match(/<button\b[^>]*>/g)).toEqual(['<button type="submit">']);
+	});
+
+	it('sends no referrer: the resume URL carries n8n’s signature', () => {
+		expect(html).toContain('<meta name="referrer" content="no-referrer">');
+	});
+
+	it('wraps long text instead of scrolling sideways', () => {
+		expect(html).toMatch(/body\{[^}]*overflow-wrap:anywhere/);
+		expect(html).toMatch(/\.field dd\{[^}]*white-space:pre-wrap/);
+	});
+});
+
+describe('the header', () => {
+	it('shows the title, the decision, the instructions, how many items and when the rest continue', () => {
+		const text = textOf(renderReviewPage(routePage()));
+		expect(text).toContain('Review: ticket-routing');
+		expect(text).toContain('Decision: Ticket routing ticket-routing');
+		expect(text).toContain('Pick the team for each ticket.');
+		expect(text).toContain('3 items to review.');
+		expect(text).toContain(
+			'Items you leave for later continue on their own after 2026-11-30 14:05 UTC.',
+		);
+	});
+
+	it('shows the expiry in UTC whatever offset it was given with', () => {
+		const text = textOf(renderReviewPage(routePage({ expiresAt: '2026-11-30T16:05:00+02:00' })));
+		expect(text).toContain('after 2026-11-30 14:05 UTC');
+	});
+
+	it('says one item, and nothing about an expiry it does not have', () => {
+		const page = routePage({ expiresAt: undefined, instructions: undefined });
+		const text = textOf(renderReviewPage({ ...page, items: page.items.slice(0, 1) }));
+		expect(text).toContain('1 item to review.');
+		expect(text).not.toContain('continue on their own');
+		expect(text).toContain('leave the others for later');
+	});
+
+	it('says personal data is hidden only when some is', () => {
+		expect(textOf(renderReviewPage(routePage()))).toContain(
+			'Personal data is hidden on this page.',
+		);
+		expect(textOf(renderReviewPage(routePage({ showPersonalData: true })))).not.toContain(
+			'Personal data is hidden',
+		);
+		expect(textOf(renderReviewPage(scorePage()))).not.toContain('Personal data is hidden');
+	});
+});
+
+describe('everything from data is text', () => {
+	const hostilePage: ReviewPage = {
+		title: `Review: ${HOSTILE}`,
+		instructions: QUOTES,
+		decision: { slug: HOSTILE, name: QUOTES, type: 'route' },
+		answers: [
+			{ key: HOSTILE, label: QUOTES },
+			{ key: QUOTES, label: QUOTES },
+			{ key: 'plain', label: HOSTILE },
+		],
+		items: [
+			{
+				index: 0,
+				runId: HOSTILE,
+				status: HOSTILE,
+				machineAnswer: [QUOTES],
+				confidence: 0.5,
+				probabilities: [
+					{ key: HOSTILE, value: 0.3 },
+					{ key: QUOTES, value: 0.5 },
+					{ key: `unknown ${HOSTILE}`, value: 0.2 },
+				],
+				fields: [
+					{ name: HOSTILE, value: QUOTES, personal: false },
+					{ name: QUOTES, value: `${HOSTILE}\n</textarea></form>`, personal: false },
+				],
+				note: HOSTILE,
+			},
+		],
+		showPersonalData: false,
+		expiresAt: HOSTILE,
+	};
+	const html = renderReviewPage(hostilePage, { error: QUOTES });
+
+	it('writes no markup of its own', () => {
+		expect(html).not.toContain('<script');
+		expect(html).not.toContain('<img');
+		expect(html).not.toContain('</textarea></form>');
+		expect(html.match(/<form\b/g)).toHaveLength(1);
+		expect(html.match(/<\/form>/g)).toHaveLength(1);
+	});
+
+	it('shows every hostile string as the text it is', () => {
+		const text = textOf(html);
+		for (const shown of [HOSTILE, QUOTES, `Review: ${HOSTILE}`, `unknown ${HOSTILE}`]) {
+			expect(text).toContain(shown);
+		}
+		expect(html).toContain(escapeHtml(HOSTILE));
+	});
+
+	it('keeps hostile keys intact as input values', () => {
+		const values = controlsOf(html)
+			.filter((control) => control.kind === 'radio')
+			.map((control) => control.value);
+		expect(values).toEqual(['', HOSTILE, QUOTES, 'plain']);
+	});
+
+	it('shows a date it cannot read as given, escaped', () => {
+		expect(html).toContain(`<time datetime="${escapeHtml(HOSTILE)}">${escapeHtml(HOSTILE)}</time>`);
+	});
+
+	it('escapes the done and closed pages too', () => {
+		expect(renderReviewDone({ reviewed: 1, unreviewed: 0, title: HOSTILE })).not.toContain(
+			'<script',
+		);
+		expect(renderReviewClosed(HOSTILE)).not.toContain('<script');
+		expect(textOf(renderReviewClosed(HOSTILE))).toBe(HOSTILE);
+	});
+});
+
+describe('personal data', () => {
+	it('is masked and never written when the page does not show it', () => {
+		const html = renderReviewPage(routePage());
+		expect(html).not.toContain('jane@example.com');
+		expect(textOf(itemHtml(html, 0))).toContain('email personal data hidden: personal data');
+	});
+
+	it('is shown, marked, when the page shows it', () => {
+		const text = textOf(itemHtml(renderReviewPage(routePage({ showPersonalData: true })), 0));
+		expect(text).toContain('email personal data jane@example.com');
+		expect(text).not.toContain('hidden: personal data');
+	});
+
+	it('masks only the personal fields', () => {
+		const text = textOf(renderReviewPage(routePage()));
+		expect(text).toContain('subject Charged twice');
+	});
+});
+
+describe('an item', () => {
+	it('shows its fields in order, its status, why it is here and the machine’s answer in words', () => {
+		const text = textOf(itemHtml(renderReviewPage(routePage()), 0));
+		expect(text).toMatch(/^Item 1 Uncertain Confidence 0.41 is under the decision's threshold/);
+		expect(text.indexOf('subject')).toBeLessThan(text.indexOf('email'));
+		expect(text).toContain('Suggested: Billing team billing (41%)');
+		expect(text).toContain('Confidence 0.41');
+	});
+
+	it('shows probabilities as bars, high to low', () => {
+		const html = itemHtml(renderReviewPage(routePage()), 0);
+		const rows = [...html.matchAll(/<li class="prob">([\s\S]*?)<\/li>/g)].map((m) => textOf(m[1]));
+		expect(rows).toEqual(['Billing team billing 41%', 'technical 33%', 'sales 26%']);
+		expect(html).toContain('<span style="width:41.0%"></span>');
+	});
+
+	it('keeps a long list of probabilities short, the rest one tap away', () => {
+		const keys = Array.from({ length: 8 }, (_, i) => `k${i}`);
+		const page = routePage({
+			answers: keys.map((key) => ({ key, label: key })),
+			items: [
+				{
+					...routePage().items[0],
+					machineAnswer: ['k7'],
+					probabilities: keys.map((key, i) => ({ key, value: (i + 1) / 36 })),
+				},
+			],
+		});
+		const html = renderReviewPage(page);
+		expect(html).toMatch(/<details class="more"><summary>3 more<\/summary>/);
+		expect(html.indexOf('k7')).toBeLessThan(html.indexOf('k0'));
+	});
+
+	it('says a pending item was sent to the review queue', () => {
+		const text = textOf(itemHtml(renderReviewPage(routePage()), 1));
+		expect(text).toContain('In the review queue');
+		expect(text).toContain('Sent to the review queue, with no suggestion.');
+		const leaning = routePage();
+		leaning.items[1].machineAnswer = ['sales'];
+		expect(textOf(itemHtml(renderReviewPage(leaning), 1))).toContain(
+			'Sent to the review queue; leaning to sales (50%).',
+		);
+	});
+
+	it('shows a failed item’s marker and that there is no suggestion', () => {
+		const text = textOf(itemHtml(renderReviewPage(routePage()), 2));
+		expect(text).toMatch(/^Item 3 failed The service did not answer/);
+		expect(text).toContain('No suggestion from the service.');
+		expect(text).not.toContain('Confidence');
+	});
+
+	it('shows rounded shares that never claim 0% or 100% when they are not', () => {
+		const page = scorePage();
+		page.items[0].probabilities = [
+			{ key: 'cold', value: 0.001 },
+			{ key: 'warm', value: 0.998 },
+			{ key: 'hot', value: 0.001 },
+		];
+		const text = textOf(renderReviewPage(page));
+		expect(text).toContain('Suggested: warm (>99%)');
+		expect(text).toContain('cold <1%');
+	});
+
+	it('cuts a very long value, the rest behind "Show all"', () => {
+		const page = scorePage();
+		page.items[0].fields = [{ name: 'body', value: 'word '.repeat(400), personal: false }];
+		const html = renderReviewPage(page);
+		expect(html).toContain('<details><summary>Show all (2000 characters)</summary>');
+		expect(textOf(html).match(/word/g)).toHaveLength(400);
+	});
+
+	it('says so when nothing was mapped, and shows an empty value as empty', () => {
+		const page = scorePage();
+		page.items[0].fields = [];
+		expect(textOf(renderReviewPage(page))).toContain('No fields were mapped for this item.');
+		page.items[0].fields = [{ name: 'company', value: '', personal: false }];
+		expect(textOf(renderReviewPage(page))).toContain('company (empty)');
+	});
+});
+
+describe('the choices', () => {
+	it('route: "Leave for later" first and chosen, then every option by its name, and a note', () => {
+		const html = renderReviewPage(routePage());
+		const controls = controlsOf(itemHtml(html, 0));
+		expect(controls).toEqual([
+			{ kind: 'radio', name: 'pick-0', value: '', checked: true },
+			{ kind: 'radio', name: 'pick-0', value: 'billing', checked: false },
+			{ kind: 'radio', name: 'pick-0', value: 'technical', checked: false },
+			{ kind: 'radio', name: 'pick-0', value: 'sales', checked: false },
+			{ kind: 'textarea', name: 'note-0', value: '', checked: true },
+		]);
+		const text = textOf(itemHtml(html, 0));
+		expect(text).toContain(
+			'Your answer Leave for later Billing team billing suggested technical sales',
+		);
+		expect(itemHtml(html, 0)).toContain('maxlength="1000"');
+		expect(controlsOf(html).filter((c) => c.kind === 'radio' && c.checked)).toHaveLength(3);
+	});
+
+	it('score: the levels lowest first, as radios', () => {
+		const html = renderReviewPage(scorePage());
+		expect(controlsOf(html).map((c) => `${c.kind}:${c.value}`)).toEqual([
+			'radio:',
+			'radio:cold',
+			'radio:warm',
+			'radio:hot',
+			'textarea:',
+		]);
+		expect(textOf(html)).toContain(
+			'Your answer (lowest level first) Leave for later cold warm suggested hot',
+		);
+	});
+
+	it('classify: a checkbox per label, "No label applies", nothing ticked', () => {
+		const html = renderReviewPage(classifyPage());
+		expect(controlsOf(itemHtml(html, 0))).toEqual([
+			{ kind: 'checkbox', name: 'pick-0', value: 'urgent', checked: false },
+			{ kind: 'checkbox', name: 'pick-0', value: 'refund', checked: false },
+			{ kind: 'checkbox', name: 'pick-0', value: 'spam', checked: false },
+			{ kind: 'checkbox', name: 'none-0', value: '1', checked: false },
+			{ kind: 'textarea', name: 'note-0', value: '', checked: true },
+		]);
+		const text = textOf(itemHtml(html, 0));
+		expect(text).toContain('Suggested: urgent (82%), Refund request refund (64%)');
+		expect(text).toContain(
+			'urgent suggested Refund request refund suggested spam No label applies',
+		);
+		expect(text).toContain('Tick nothing to leave this item for later.');
+		expect(textOf(itemHtml(html, 1))).toContain('Suggested: no label');
+	});
+
+	it('a route with many options: one drop-down list, "Leave for later" selected', () => {
+		const keys = Array.from({ length: 30 }, (_, i) => `option-${i}`);
+		const page = routePage({ answers: keys.map((key) => ({ key, label: key.toUpperCase() })) });
+		page.items[0].machineAnswer = ['option-3'];
+		const controls = controlsOf(itemHtml(renderReviewPage(page), 0));
+		expect(controls[0]).toEqual({ kind: 'select', name: 'pick-0', value: '', checked: true });
+		expect(controls.slice(1, 3)).toEqual([
+			{ kind: 'option', name: 'pick-0', value: '', checked: false },
+			{ kind: 'option', name: 'pick-0', value: 'option-0', checked: false },
+		]);
+		expect(controls.filter((c) => c.kind === 'option')).toHaveLength(31);
+		expect(controls.filter((c) => c.kind === 'radio')).toEqual([]);
+		expect(textOf(renderReviewPage(page))).toContain('OPTION-3 (option-3) · suggested');
+	});
+
+	it('names that are JavaScript’s own are ordinary keys and field names', () => {
+		const page = classifyPage({ answers: JS_KEYS.map((key) => ({ key, label: key })) });
+		page.items[0].fields = JS_FIELD_NAMES.map((name) => ({
+			name,
+			value: `${name}!`,
+			personal: false,
+		}));
+		page.items[0].machineAnswer = ['constructor'];
+		page.items[0].probabilities = [{ key: 'constructor', value: 0.7 }];
+		const html = renderReviewPage(page);
+		expect(
+			controlsOf(itemHtml(html, 0))
+				.filter((c) => c.name === 'pick-0')
+				.map((c) => c.value),
+		).toEqual([...JS_KEYS]);
+		const text = textOf(itemHtml(html, 0));
+		for (const name of JS_FIELD_NAMES) expect(text).toContain(`${name} ${name}!`);
+		expect(text).toContain('Suggested: constructor (70%)');
+	});
+});
+
+describe('a refused submission shown again', () => {
+	it('shows the error in a banner and keeps what the person chose and wrote', () => {
+		const page = routePage();
+		const html = renderReviewPage(page, {
+			error: 'Nothing was saved yet. Item 1: "nope" is not one of the answers.',
+			submitted: { 'pick-0': 'nope', 'note-0': 'see <b>', 'pick-1': 'sales', 'note-1': ' why ' },
+		});
+		expect(html).toContain(
+			'<div class="banner" role="alert">Nothing was saved yet. Item 1: &quot;nope&quot; is not one of the answers.</div>',
+		);
+		const first = itemHtml(html, 0);
+		expect(first).toContain('<section class="item refused" id="item-0">');
+		expect(textOf(first)).toContain('"nope" is not one of the answers.');
+		expect(controlsOf(first).find((c) => c.kind === 'radio' && c.checked)?.value).toBe('');
+		expect(controlsOf(first).find((c) => c.kind === 'textarea')?.value).toBe('see <b>');
+		const second = controlsOf(itemHtml(html, 1));
+		expect(second.find((c) => c.kind === 'radio' && c.checked)?.value).toBe('sales');
+		expect(second.find((c) => c.kind === 'textarea')?.value).toBe('why');
+		expect(itemHtml(html, 1)).not.toContain('refused');
+	});
+
+	it('keeps ticked labels and "No label applies"', () => {
+		const html = renderReviewPage(classifyPage(), {
+			submitted: { 'pick-0': ['refund', 'spam'], 'none-1': '1' },
+		});
+		expect(
+			controlsOf(html)
+				.filter((c) => c.checked && c.kind === 'checkbox')
+				.map((c) => `${c.name}=${c.value}`),
+		).toEqual(['pick-0=refund', 'pick-0=spam', 'none-1=1']);
+	});
+
+	it('ignores a submission that is not an object', () => {
+		expect(renderReviewPage(routePage(), { submitted: 'pick-0=billing' })).toBe(
+			renderReviewPage(routePage()),
+		);
+	});
+});
+
+describe('the pages after', () => {
+	it('thanks the person and says how many were reviewed and left', () => {
+		const html = renderReviewDone({ reviewed: 3, unreviewed: 1, title: 'Review: ticket-routing' });
+		expect(textOf(html)).toBe(
+			'Review: ticket-routing Thank you: 3 items reviewed, 1 left for later; you can close this page.',
+		);
+		expect(textOf(renderReviewDone({ reviewed: 1, unreviewed: 0, title: 'R' }))).toContain(
+			'Thank you: 1 item reviewed, 0 left for later',
+		);
+		expect(html).not.toMatch(/<form|<script/);
+	});
+
+	it('a closed review shows its message and nothing else', () => {
+		const html = renderReviewClosed('This review was already submitted.');
+		expect(textOf(html)).toBe('This review was already submitted.');
+		expect(html).not.toMatch(/<form|<script|<input/);
+		expect(html).toContain('<meta name="viewport"');
+	});
+});
