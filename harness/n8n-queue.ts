@@ -300,15 +300,20 @@ export async function startQueueN8n(options: {
 		await services.stop();
 	};
 	try {
+		// Every process computes links from WEBHOOK_URL (n8n's advice for queue mode): a worker that
+		// runs a waiting node writes `$execution.resumeUrl`, which must lead to main, where the
+		// webhooks are served, not to the worker's own port.
+		const mainPort = await freePort();
+		const webhookUrl = { WEBHOOK_URL: `http://127.0.0.1:${mainPort}/` };
 		const prepared = prepareN8n({
 			userFolder: join(options.workDir, 'main'),
 			tarball: options.tarball,
 			sandboxBaseUrl: options.sandboxBaseUrl,
 			apiKey: options.apiKey,
 			workflowsDir: options.workflowsDir,
-			port: await freePort(),
+			port: mainPort,
 			version,
-			env: services.env,
+			env: { ...services.env, ...webhookUrl },
 		});
 		for (const id of options.activate)
 			prepared.cli(['update:workflow', `--id=${id}`, '--active=true']);
@@ -322,6 +327,7 @@ export async function startQueueN8n(options: {
 			const env = {
 				...n8nEnvironment(userFolder, await freePort()),
 				...services.env,
+				...webhookUrl,
 				QUEUE_HEALTH_CHECK_ACTIVE: 'true',
 				QUEUE_HEALTH_CHECK_PORT: String(healthPort),
 				N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
