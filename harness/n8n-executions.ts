@@ -5,6 +5,7 @@
  * status. Also an example workflow with its manual trigger and sample data replaced by a Webhook
  * trigger, so a test sends its own items.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -51,13 +52,21 @@ export function withWebhookTrigger(
 	if (!sample || splitNode?.type !== 'n8n-nodes-base.splitOut')
 		throw new Error(`${workflow.name}: expected manual trigger → sample data → Split Out`);
 	const replaced = [trigger.name, sample];
+	// Ids of its own per workflow: n8n registers a webhook by its node's webhookId too, and two
+	// published workflows sharing one lose a webhook.
+	const uuid = (seed: string) =>
+		createHash('sha256')
+			.update(`${options.id}/${seed}`)
+			.digest('hex')
+			.slice(0, 32)
+			.replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
 	const webhook: WorkflowNode = {
-		id: '0f4e1c9a-5b7d-4e21-9a63-2d8c7b1e5f40',
+		id: uuid('node'),
 		name: 'Items in',
 		type: 'n8n-nodes-base.webhook',
 		typeVersion: 2,
 		position: (trigger as WorkflowNode).position,
-		webhookId: '6b1f0d8e-3c2a-4f5b-8e7d-9a0c1b2d3e4f',
+		webhookId: uuid('webhook'),
 		parameters: { httpMethod: 'POST', path: options.path, responseMode: 'onReceived', options: {} },
 	};
 	const nodes = workflow.nodes
@@ -221,28 +230,43 @@ export async function readExecution(session: OwnerSession, id: string): Promise<
 export const FINISHED_STATUSES = ['success', 'error', 'crashed', 'canceled'];
 
 /**
- * Polls an execution (every 250 ms, at most `timeoutMs`) until its status is one of `statuses`;
- * fails early, with what it holds, when it finished in another status.
+ * Polls an execution (every 250 ms, at most `timeoutMs`) until `check` holds; fails early, with
+ * what it holds, when it finished and `check` does not hold.
  */
-export async function waitForExecution(
+export async function waitForExecutionWhere(
+	session: OwnerSession,
+	id: string,
+	what: string,
+	check: (execution: Execution) => boolean,
+	timeoutMs = 120_000,
+): Promise<Execution> {
+	const deadline = Date.now() + timeoutMs;
+	let last: Execution | undefined;
+	const state = () =>
+		`status ${last?.status}, last node ${last?.lastNodeExecuted}, error ${JSON.stringify(last?.error ?? null)}`;
+	while (Date.now() < deadline) {
+		last = await readExecution(session, id).catch(() => undefined);
+		if (last && check(last)) return last;
+		if (last && FINISHED_STATUSES.includes(last.status))
+			throw new Error(`execution ${id} ended, not ${what}: ${state()}`);
+		await new Promise((resolveWait) => setTimeout(resolveWait, 250));
+	}
+	throw new Error(`execution ${id} not ${what} after ${timeoutMs} ms: ${state()}`);
+}
+
+/** Polls an execution until its status is one of `statuses` (see waitForExecutionWhere). */
+export function waitForExecution(
 	session: OwnerSession,
 	id: string,
 	statuses: string[],
 	timeoutMs = 120_000,
 ): Promise<Execution> {
-	const deadline = Date.now() + timeoutMs;
-	let last: Execution | undefined;
-	while (Date.now() < deadline) {
-		last = await readExecution(session, id).catch(() => undefined);
-		if (last && statuses.includes(last.status)) return last;
-		if (last && FINISHED_STATUSES.includes(last.status))
-			throw new Error(
-				`execution ${id} ended ${last.status}, not ${statuses.join(' or ')}: ${JSON.stringify(last.error ?? {})}; last node ${last.lastNodeExecuted}`,
-			);
-		await new Promise((resolveWait) => setTimeout(resolveWait, 250));
-	}
-	throw new Error(
-		`execution ${id} not ${statuses.join(' or ')} after ${timeoutMs} ms (status ${last?.status}, last node ${last?.lastNodeExecuted})`,
+	return waitForExecutionWhere(
+		session,
+		id,
+		statuses.join(' or '),
+		(execution) => statuses.includes(execution.status),
+		timeoutMs,
 	);
 }
 

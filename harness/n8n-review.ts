@@ -18,8 +18,6 @@ import {
 export const REVIEW_EXAMPLE = 'ticket-routing-review.json';
 /** The node that writes the review link into a message for Slack or e-mail. */
 export const MESSAGE_NODE = 'Message for reviewers';
-/** Decide's outputs that are not an answer: the Review node takes their items. */
-export const DOUBTFUL_OUTPUTS = ['Uncertain', 'Pending Review', 'Other'];
 /** The Review node's first output. */
 export const NOT_REVIEWED = 'Not Reviewed';
 
@@ -31,12 +29,12 @@ export interface ReviewWorkflow {
 	review: string;
 	/** Decide's outputs, in order (its error output, when it has one, is not named here). */
 	decideOutputs: string[];
-	/** Review's outputs: Not Reviewed, then Decide's answer outputs in their order. */
+	/** Review's outputs (its own outputs function): Not Reviewed, then Decide's answer outputs. */
 	reviewOutputs: string[];
 	/** The nodes each named output is wired to. */
 	decideTargets: Record<string, string[]>;
 	reviewTargets: Record<string, string[]>;
-	/** Where items end: the nodes an answer output of Decide or any output of Review leads to. */
+	/** Where items end: the nodes an output of Decide or of Review leads to (but these two). */
 	finalNodes: string[];
 }
 
@@ -76,10 +74,8 @@ export function reviewWorkflow(options: {
 		}),
 	};
 	const decideOutputs = outputNamesOf(decide.parameters);
-	const reviewOutputs = [
-		NOT_REVIEWED,
-		...decideOutputs.filter((name) => !DOUBTFUL_OUTPUTS.includes(name)),
-	];
+	// Review's own outputs function: Not Reviewed, then Decide's answer outputs.
+	const reviewOutputs = outputNamesOf(review.parameters);
 	const targetsOf = (node: string, names: string[]) =>
 		Object.fromEntries(
 			names.map((name, index) => [
@@ -89,14 +85,10 @@ export function reviewWorkflow(options: {
 		);
 	const decideTargets = targetsOf(decide.name, decideOutputs);
 	const reviewTargets = targetsOf(review.name, reviewOutputs);
+	// Every node an output of Decide or Review leads to, but the Review node and the message.
 	const finalNodes = [
-		...new Set([
-			...decideOutputs
-				.filter((name) => !DOUBTFUL_OUTPUTS.includes(name))
-				.flatMap((name) => decideTargets[name]),
-			...Object.values(reviewTargets).flat(),
-		]),
-	];
+		...new Set([...Object.values(decideTargets), ...Object.values(reviewTargets)].flat()),
+	].filter((node) => node !== review.name && node !== MESSAGE_NODE);
 	return {
 		workflow,
 		decide: decide.name,
