@@ -36,13 +36,15 @@ import { startQueueN8n, type QueueN8n } from '../../harness/n8n-queue';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
 import type { SandboxExchange } from '../../sandbox/server';
 import {
-	CLOSE_CALL_GAP,
 	REVIEW_TICKETS,
+	choicesFor,
 	decidePosts,
 	expectedEnds,
 	expectedFeedback,
 	feedbackPosts,
 	isDoubtful,
+	laterOf,
+	reviewedOf,
 	runIdOfPost,
 	runIdsBySubject,
 	ticketItem,
@@ -56,7 +58,7 @@ const WORKFLOW_ID = 'dsReviewQueue1';
 const WEBHOOK_PATH = 'decision-service-review-queue';
 const WORKERS = 2;
 
-/** Two executions, half the tickets each: three doubtful in each. */
+/** Two executions, half the tickets each: two doubtful in each. */
 const BATCHES: ReviewTicket[][] = [REVIEW_TICKETS.slice(0, 10), REVIEW_TICKETS.slice(10)];
 
 interface Reviewed {
@@ -89,7 +91,6 @@ beforeAll(async () => {
 		id: WORKFLOW_ID,
 		name: 'Review in queue mode',
 		path: WEBHOOK_PATH,
-		decideOptions: { closeCallGap: CLOSE_CALL_GAP },
 	});
 	queue = await startQueueN8n({
 		workDir: work,
@@ -139,13 +140,7 @@ beforeAll(async () => {
 	for (const run of runs) {
 		run.page = await openPage(run.link);
 		const form = parseForm(run.page.html);
-		fillReview(
-			run.page.html,
-			form,
-			run.tickets
-				.filter((ticket) => ticket.pick !== undefined)
-				.map((ticket) => ({ marker: ticket.subject, answer: ticket.pick, note: ticket.note })),
-		);
+		fillReview(run.page.html, form, choicesFor(run.tickets));
 		forms.push(form);
 	}
 	startedBeforeSubmit = queue.workers.map((worker) => worker.executions().length);
@@ -200,9 +195,7 @@ describe(`Review in queue mode: main serves the pages, ${WORKERS} workers run th
 			);
 			const notReviewed = run.finished!.outputs[review.review][0] ?? [];
 			expect(notReviewed.map((item) => item.json.subject)).toEqual(
-				run.tickets
-					.filter((ticket) => isDoubtful(ticket) && ticket.pick === undefined)
-					.map((ticket) => ticket.subject),
+				laterOf(run.tickets).map((ticket) => ticket.subject),
 			);
 			expect(review.reviewOutputs[0]).toBe(NOT_REVIEWED);
 		}
@@ -236,7 +229,7 @@ describe(`Review in queue mode: main serves the pages, ${WORKERS} workers run th
 		const expected: string[] = [];
 		for (const run of runs) {
 			const runIds = runIdsBySubject(run.finished!, review.decide);
-			for (const ticket of run.tickets.filter((each) => each.pick !== undefined)) {
+			for (const ticket of reviewedOf(run.tickets)) {
 				const runId = runIds.get(ticket.subject)!;
 				expected.push(runId);
 				const stored = await sb.control<{ feedback?: unknown }>('GET', `/runs/${runId}?key=${KEY}`);

@@ -1,23 +1,25 @@
 /**
  * What the review tests in real n8n share (issue 21): tickets for the sandbox's `ticket-routing`
- * on a Pro key (its threshold 0.6 and human review send a weak answer to Pending Review) with
- * Decide's Close Call Gap at 0.5 (an answer whose runner-up is that close goes to Uncertain), the
- * way Decide answers each (the sandbox's deterministic engine, sandbox/engine.ts), and what the
- * person picks on the review page. Subjects are unique and none is part of another: the tests find
- * an item on the page by its subject.
+ * on a Pro key (its threshold 0.6 and human review send a weak answer to Pending Review), the way
+ * Decide answers each (the sandbox's deterministic engine, sandbox/engine.ts), and what the person
+ * picks on the review page. With Decide's Close Call Gap at 0.5 two confident answers become close
+ * calls (Uncertain): then the doubtful tickets arrive on two outputs. Subjects are unique and none
+ * is part of another: the tests find an item on the page by its subject.
  */
 import type { Execution } from '../../harness/n8n-executions';
 import { NOT_REVIEWED, type ReviewWorkflow } from '../../harness/n8n-review';
 import type { SandboxExchange } from '../../sandbox/server';
 
-/** Decide's Close Call Gap in the review tests: two tickets below are close calls at 0.5. */
+/** A Close Call Gap that makes two of the tickets below close calls. */
 export const CLOSE_CALL_GAP = 0.5;
 
 export interface ReviewTicket {
 	subject: string;
 	body: string;
-	/** Where Decide sends it: a team (its option key), Uncertain (a close call) or Pending Review. */
-	routed: 'billing' | 'technical' | 'sales' | 'account' | 'Uncertain' | 'Pending Review';
+	/** Where Decide sends it: a team (its option key) or Pending Review. */
+	routed: 'billing' | 'technical' | 'sales' | 'account' | 'Pending Review';
+	/** A close call at CLOSE_CALL_GAP: Uncertain when Decide has that gap. */
+	closeCall?: true;
 	/** The machine's answer: its choice, or its most probable option when it was doubtful. */
 	machine: string;
 	/** Doubtful tickets: the person's pick on the page (undefined: left for later) and note. */
@@ -36,10 +38,10 @@ export const REVIEW_TICKETS: ReviewTicket[] = [
 		subject: 'Refund and crash',
 		body: 'Refund me, the app crashes',
 		// technical 0.72, billing 0.23: a close call at 0.5.
-		routed: 'Uncertain',
+		routed: 'technical',
+		closeCall: true,
 		machine: 'technical',
 		pick: 'billing',
-		note: 'The refund comes first; billing asks technical about the crash.',
 	},
 	{
 		subject: 'App crashes on login',
@@ -81,7 +83,8 @@ export const REVIEW_TICKETS: ReviewTicket[] = [
 		subject: 'Trial error',
 		body: 'The trial shows an error message',
 		// technical 0.72, sales 0.23: a close call at 0.5.
-		routed: 'Uncertain',
+		routed: 'technical',
+		closeCall: true,
 		machine: 'technical',
 		pick: 'technical',
 	},
@@ -99,6 +102,7 @@ export const REVIEW_TICKETS: ReviewTicket[] = [
 		routed: 'Pending Review',
 		machine: 'billing',
 		pick: 'account',
+		note: 'They cannot log in: account first, the bill after.',
 	},
 	{
 		subject: 'Slow website',
@@ -140,8 +144,12 @@ export function ticketItem(ticket: ReviewTicket, index: number, prefix = 'custom
 	};
 }
 
-export const isDoubtful = (ticket: ReviewTicket) =>
-	ticket.routed === 'Uncertain' || ticket.routed === 'Pending Review';
+/** Where Decide sends a ticket, with Close Call Gap or without. */
+export const routedTo = (ticket: ReviewTicket, closeCalls = false) =>
+	closeCalls && ticket.closeCall ? 'Uncertain' : ticket.routed;
+
+export const isDoubtful = (ticket: ReviewTicket, closeCalls = false) =>
+	routedTo(ticket, closeCalls) === 'Uncertain' || routedTo(ticket, closeCalls) === 'Pending Review';
 
 /** The feedback a reviewed ticket's pick sends: `correct` when it is the machine's answer. */
 export const feedbackOf = (ticket: ReviewTicket) =>
@@ -155,6 +163,7 @@ export const feedbackOf = (ticket: ReviewTicket) =>
 export function expectedEnds(
 	tickets: ReviewTicket[],
 	review: Pick<ReviewWorkflow, 'decideTargets' | 'reviewTargets'>,
+	closeCalls = false,
 ): Record<string, string[]> {
 	const target = (targets: Record<string, string[]>, name: string) => {
 		if (targets[name]?.length !== 1)
@@ -165,7 +174,7 @@ export function expectedEnds(
 		tickets.map((ticket) => [
 			ticket.subject,
 			[
-				!isDoubtful(ticket)
+				!isDoubtful(ticket, closeCalls)
 					? target(review.decideTargets, ticket.routed)
 					: target(review.reviewTargets, ticket.pick ?? NOT_REVIEWED),
 			],
@@ -204,3 +213,19 @@ export const expectedFeedback = (ticket: ReviewTicket) => ({
 	...(ticket.note ? { note: ticket.note } : {}),
 	at: expect.any(String),
 });
+
+/** The doubtful tickets the person reviews (those with a pick), with Close Call Gap or without. */
+export const reviewedOf = (tickets: ReviewTicket[], closeCalls = false) =>
+	tickets.filter((ticket) => isDoubtful(ticket, closeCalls) && ticket.pick !== undefined);
+
+/** The doubtful tickets the person leaves for later. */
+export const laterOf = (tickets: ReviewTicket[], closeCalls = false) =>
+	tickets.filter((ticket) => isDoubtful(ticket, closeCalls) && ticket.pick === undefined);
+
+/** What the person does on the page (harness fillReview): each reviewed ticket's pick and note. */
+export const choicesFor = (tickets: ReviewTicket[], closeCalls = false) =>
+	reviewedOf(tickets, closeCalls).map((ticket) => ({
+		marker: ticket.subject,
+		answer: ticket.pick,
+		note: ticket.note,
+	}));
