@@ -52,8 +52,8 @@ export function withWebhookTrigger(
 	if (!sample || splitNode?.type !== 'n8n-nodes-base.splitOut')
 		throw new Error(`${workflow.name}: expected manual trigger → sample data → Split Out`);
 	const replaced = [trigger.name, sample];
-	// Ids of its own per workflow: n8n registers a webhook by its node's webhookId too, and two
-	// published workflows sharing one lose a webhook.
+	// Ids of its own per workflow, as n8n gives each webhook node (it stores webhooks with their
+	// webhookId).
 	const uuid = (seed: string) =>
 		createHash('sha256')
 			.update(`${options.id}/${seed}`)
@@ -107,8 +107,8 @@ export function writeWorkflows(dir: string, workflows: WorkflowJson[]): string {
 }
 
 /**
- * Publishes imported workflows (before `n8n start`), so their webhooks answer once n8n has
- * started: startN8n waits for the line n8n prints after activating them.
+ * Publishes imported workflows (before `n8n start`). n8n 2.41 registers their webhooks in the
+ * background, after it printed that it is ready: triggerWebhook waits for them.
  */
 export function publishWorkflows(instance: N8nInstance, ids: string[]): void {
 	for (const id of ids) instance.cli(['update:workflow', `--id=${id}`, '--active=true']);
@@ -282,11 +282,21 @@ export async function triggerWebhook(
 	timeoutMs = 60_000,
 ): Promise<string> {
 	const before = new Set((await listExecutions(session, workflowId)).map((each) => each.id));
-	const response = await fetch(`${session.url}/webhook/${path}`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify(body),
-	});
+	// n8n 2.41 publishes workflows in the background (its publication service, every 10 s): its
+	// "Editor is now accessible" line may come before a published workflow's webhook answers. A
+	// webhook that is not registered yet answers 404 and starts nothing, so it is tried again.
+	const registered = Date.now() + timeoutMs;
+	let response: Response;
+	for (;;) {
+		response = await fetch(`${session.url}/webhook/${path}`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify(body),
+		});
+		if (response.status !== 404 || Date.now() > registered) break;
+		await response.text();
+		await new Promise((resolveWait) => setTimeout(resolveWait, 500));
+	}
 	if (!response.ok)
 		throw new Error(`webhook ${path} answered ${response.status}: ${await response.text()}`);
 	const deadline = Date.now() + timeoutMs;
