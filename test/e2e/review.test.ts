@@ -7,6 +7,7 @@
  *   message the workflow wrote, picks an answer for three (two the machine's, one not, with a note)
  *   and leaves one for later. Each reviewed ticket continues on its pick's output and sends one
  *   feedback on its run; nothing is decided again; guessed links and a second submit change nothing.
+ * - A double click on Send: one thank-you, one refusal, each feedback sent once.
  * - With Decide's Close Call Gap, the doubtful tickets arrive on two outputs (Uncertain and Pending
  *   Review): one page shows them all and one submit finishes the execution.
  * - A review nobody submits: when the time limit (one minute) passes, every waiting ticket
@@ -426,12 +427,60 @@ on2(`Review in n8n ${n8nVersion()}`, () => {
 		});
 	});
 
+	describe('a double click on Send: the same page posted twice at once', () => {
+		const DOUBLE_TICKETS = REVIEW_TICKETS.filter((ticket) =>
+			['Charged twice', 'Invoice and crash', 'Bill and login'].includes(ticket.subject),
+		);
+		let answers: Page[];
+		let done: Execution;
+		let sent: SandboxExchange[];
+
+		beforeAll(async () => {
+			const id = await triggerWebhook(
+				session,
+				MAIN.id,
+				MAIN.path,
+				tickets(DOUBLE_TICKETS, 'double'),
+			);
+			const doubleLink = waitingLinkIn(
+				await waitForExecution(session, id, ['waiting']),
+				MESSAGE_NODE,
+			);
+			const doublePage = await openPage(doubleLink);
+			const filled = parseForm(doublePage.html);
+			fillReview(doublePage.html, filled, choicesFor(DOUBLE_TICKETS));
+			const before = feedbackPosts().length;
+			answers = await Promise.all([submitForm(doubleLink, filled), submitForm(doubleLink, filled)]);
+			done = await waitForExecution(session, id, ['success']);
+			sent = feedbackPosts().slice(before);
+		});
+
+		it('thanks once, refuses the other post, and sends each feedback once', () => {
+			const runIds = runIdsBySubject(done, review.decide);
+			expect({
+				thanked: answers.filter((answer) => answer.status === 200).length,
+				feedback: sent.map(runIdOfPost).sort(),
+			}).toEqual({
+				thanked: 1,
+				feedback: reviewedOf(DOUBLE_TICKETS)
+					.map((ticket) => runIds.get(ticket.subject))
+					.sort(),
+			});
+		});
+
+		it('resumes the execution once: each ticket ends once, where it should', () => {
+			expect(done.runData[review.review]).toHaveLength(1);
+			expect(whereItemsEnded(done, review.finalNodes)).toEqual(
+				expectedEnds(DOUBLE_TICKETS, review),
+			);
+		});
+	});
+
 	describe('doubtful tickets on two outputs (Close Call Gap: Uncertain and Pending Review)', () => {
 		let bothPage: Page;
 		let missing: string[];
 		let bothSubmitted: Page;
 		let after: Execution;
-		let pageAfter: number | undefined;
 
 		beforeAll(async () => {
 			bothPage = await openPage(bothLink);
@@ -452,7 +501,6 @@ on2(`Review in n8n ${n8nVersion()}`, () => {
 					execution.status === 'success' ||
 					(execution.status === 'waiting' && (execution.runData[both.review]?.length ?? 0) > 1),
 			);
-			if (after.status === 'waiting') pageAfter = (await openPage(bothLink)).status;
 		});
 
 		it('routes the close calls to Uncertain and the weak answers to Pending Review', () => {
@@ -481,12 +529,10 @@ on2(`Review in n8n ${n8nVersion()}`, () => {
 			expect({
 				status: after.status,
 				reviewRuns: after.runData[both.review]?.length,
-				pageAfter,
 				ended: whereItemsEnded(after, both.finalNodes),
 			}).toEqual({
 				status: 'success',
 				reviewRuns: 1,
-				pageAfter: undefined,
 				ended: expectedEnds(BOTH_TICKETS, both, true),
 			});
 		});
@@ -515,6 +561,9 @@ on2(`Review in n8n ${n8nVersion()}`, () => {
 			expect(outputs.slice(1).flat()).toEqual([]);
 			for (const item of outputs[0])
 				expect(item.json.review).not.toEqual(expect.objectContaining({ status: 'reviewed' }));
+			process.stdout.write(
+				`review e2e: after the time limit, Not Reviewed's items carry review ${JSON.stringify(outputs[0][0]?.json.review)}\n`,
+			);
 		});
 
 		it('sends no feedback for them', async () => {
