@@ -62,8 +62,10 @@ beforeAll(async () => {
 		workflowsDir: join(__dirname, '..', '..', 'examples'),
 		port: await freePort(),
 	});
-	// The evaluation example (480 decides) has its own test, on a plan whose window takes them all.
-	for (const workflow of exampleWorkflows().filter((each) => each.id !== 'dsExTicketEval1'))
+	// The evaluation example (480 decides) has its own test, on a plan whose window takes them all;
+	// the review example waits for a person, so it runs in a started n8n (test/e2e/review.test.ts).
+	const ownTests = ['dsExTicketEval1', 'dsExTicketReview'];
+	for (const workflow of exampleWorkflows().filter((each) => !ownTests.includes(each.id)))
 		runs.set(workflow.id, await executeWorkflow(n8n, workflow.id));
 });
 
