@@ -4,7 +4,22 @@
  * asked, re-read from the Decide node wired into it (asked.ts) on a real n8n-core execute context,
  * so expressions resolve as n8n resolves them. The page's data: review-node-page-data.test.ts.
  */
-import type { INodeParameters, ResourceMapperField } from 'n8n-workflow';
+import { ExecuteContext, ExecutionLifecycleHooks } from 'n8n-core';
+import {
+	Workflow,
+	createRunExecutionData,
+	type IConnections,
+	type IDataObject,
+	type INode,
+	type INodeExecutionData,
+	type INodeParameters,
+	type ResourceMapperField,
+} from 'n8n-workflow';
+import { ownValue, type Decision } from '../../src/contract';
+import {
+	askedInputs,
+	decideSourceOf,
+} from '../../nodes/DecisionService/actions/decision/review/asked';
 import { timeLimitMs } from '../../nodes/DecisionService/actions/decision/review/description';
 import { configuredOutputs } from '../../nodes/DecisionService/expressions';
 import {
@@ -19,8 +34,14 @@ import {
 	reviewLayout,
 	type OutputsListEntry,
 } from '../../nodes/DecisionService/outputs-list';
-import { evaluateOnNode } from '../../harness/n8n-engine';
-import { JS_FIELD_NAMES, JS_KEYS, jsonObject } from '../support/js-names';
+import { DecisionService } from '../../nodes/DecisionService/DecisionService.node';
+import {
+	SingleNodeTypes,
+	additionalDataFor,
+	decisionNode,
+	evaluateOnNode,
+} from '../../harness/n8n-engine';
+import { JS_FIELD_NAMES, JS_KEYS, jsonObject, ownKeys } from '../support/js-names';
 import { TICKET_ROUTING_OUTPUTS } from '../support/outputs';
 
 const KEEPER = `${ENTRY.errorKeeperPrefix}1__`;
@@ -349,5 +370,370 @@ describe('timeLimitMs', () => {
 		[2, 'constructor', 2 * 3_600_000],
 	])('%d %s is %d ms', (amount, unit, expected) => {
 		expect(timeLimitMs(amount, unit)).toBe(expected);
+	});
+});
+
+// ---------------------------------------------------------------------------------------------
+// What each item asked (asked.ts), on n8n-core's execute context of the Review node
+// ---------------------------------------------------------------------------------------------
+
+const REVIEW = 'Review';
+const DECIDE = 'Decide';
+
+const decision: Decision = {
+	slug: 'ticket-routing',
+	name: 'Ticket routing',
+	description: '',
+	type: 'route',
+	live_version: 1,
+	updated_at: '2026-01-01T00:00:00.000Z',
+	confidence_threshold: 0.7,
+	uncertainty_policy: 'uncertain_branch',
+	context: {
+		description: '',
+		fields: [
+			{ name: 'subject', type: 'string', required: true, pii: false },
+			{ name: 'email', type: 'string', required: false, pii: true },
+			{ name: 'constructor', type: 'string', required: false, pii: false },
+		],
+	},
+	instructions: 'Which team?',
+	options: ['billing', 'technical'],
+};
+
+const decideParameters = (parameters: IDataObject): INodeParameters => ({
+	resource: 'decision',
+	operation: 'decide',
+	decision: { __rl: true, mode: 'list', value: 'ticket-routing' },
+	...parameters,
+});
+
+interface Parent {
+	name: string;
+	parameters: INodeParameters;
+	type?: string;
+	/** The parent's outputs wired into Review (default: its first). */
+	outputs?: number[];
+}
+
+/**
+ * n8n-core's ExecuteContext of a Review node whose input is `items`, with these nodes wired into
+ * it. An execute context and a webhook context share what Review reads (NodeExecutionContext:
+ * evaluateExpression, getParentNodes).
+ */
+function reviewHost(parents: Parent[], items: IDataObject[]) {
+	const review = decisionNode(
+		{
+			parameters: {
+				resource: 'decision',
+				operation: 'review',
+				decision: decideParameters({}).decision,
+			},
+		},
+		REVIEW,
+	);
+	const nodes: INode[] = [
+		review,
+		...parents.map((parent, index) => ({
+			...decisionNode({ parameters: parent.parameters }, parent.name),
+			id: `parent-${index}`,
+			...(parent.type ? { type: parent.type } : {}),
+		})),
+	];
+	const connections: IConnections = {};
+	for (const parent of parents) {
+		const main: Array<Array<{ node: string; type: 'main'; index: number }>> = [];
+		for (const output of parent.outputs ?? [0])
+			main[output] = [{ node: REVIEW, type: 'main', index: 0 }];
+		connections[parent.name] = { main: Array.from(main, (each) => each ?? []) };
+	}
+	const workflow = new Workflow({
+		id: 'review-unit',
+		nodes,
+		connections,
+		nodeTypes: new SingleNodeTypes(new DecisionService()),
+		active: false,
+		settings: { executionOrder: 'v1' },
+	});
+	const node = workflow.getNode(REVIEW)!;
+	const hooks = new ExecutionLifecycleHooks('manual', 'review-unit', {} as never);
+	const data: INodeExecutionData[] = items.map((json) => ({ json }));
+	const context = new ExecuteContext(
+		workflow,
+		node,
+		additionalDataFor({ apiKey: 'unused', baseUrl: 'https://api.example.com/v1' }, hooks),
+		'manual',
+		createRunExecutionData(),
+		0,
+		data,
+		{ main: [data] },
+		{ node, data: { main: [data] }, source: null },
+		[],
+	);
+	return { context, workflow, data };
+}
+
+/** What each item asked, with the Decide node of these parameters wired into Review. */
+function asked(
+	parameters: IDataObject,
+	items: IDataObject[],
+	adjust?: (workflow: Workflow) => void,
+) {
+	const { context, workflow, data } = reviewHost(
+		[{ name: DECIDE, parameters: decideParameters(parameters) }],
+		items,
+	);
+	adjust?.(workflow);
+	const source = decideSourceOf(context);
+	expect(source?.name).toBe(DECIDE);
+	return askedInputs(context, data, decision, source);
+}
+
+/** A Decide output item: the fields it was given, and the answer it wrote. */
+const answered = (
+	json: IDataObject,
+	answer: IDataObject = { run_id: 'run_1', status: 'uncertain' },
+) => ({
+	...json,
+	decision: answer,
+});
+
+describe('askedInputs: Decide in Map Fields mode', () => {
+	const mapper = (value: IDataObject, mappingMode = 'defineBelow') => ({
+		inputMode: 'mapFields',
+		inputFields: {
+			mappingMode,
+			value,
+			matchingColumns: [],
+			schema: decision.context.fields.map((field) => ({
+				id: field.name,
+				displayName: field.name,
+				required: field.required,
+				defaultMatch: false,
+				display: true,
+				type: 'string',
+			})),
+		},
+	});
+
+	it("evaluates the mapping on each item, as Decide did: each item's own values", () => {
+		const items = [
+			answered({ title: 'Refund', mail: 'ana@example.com' }),
+			answered({ title: 'Crash', mail: 'li@example.com' }),
+		];
+		expect(
+			asked(
+				mapper({ subject: '={{ $json.title }}', email: '={{ $json.mail.toUpperCase() }}' }),
+				items,
+			),
+		).toEqual([
+			{ subject: 'Refund', email: 'ANA@EXAMPLE.COM' },
+			{ subject: 'Crash', email: 'LI@EXAMPLE.COM' },
+		]);
+	});
+
+	it('keeps a fixed value, and leaves out a mapping to a field the item does not have', () => {
+		const items = [answered({ title: 'Refund' })];
+		expect(
+			asked(
+				mapper({ subject: '={{ $json.title }}', email: '={{ $json.mail }}', plan: 'pro' }),
+				items,
+			),
+		).toEqual([{ subject: 'Refund', plan: 'pro' }]);
+	});
+
+	it('values keyed by JavaScript’s own names, as Decide sends them', () => {
+		const items = [answered({ value: 'v' })];
+		const [input] = asked(
+			mapper(jsonObject(JS_FIELD_NAMES.map((name) => [name, `={{ $json.value + "-${name}" }}`]))),
+			items,
+		);
+		// n8n's deepCopy drops parameter keys `constructor` and `__proto__` before a node reads
+		// them (Decide as well: test/node/js-names.test.ts); the others are own values.
+		const kept = JS_FIELD_NAMES.filter((name) => name !== 'constructor' && name !== '__proto__');
+		expect(ownKeys(input)).toEqual(kept);
+		for (const name of kept) expect(ownValue(input, name)).toBe(`v-${name}`);
+	});
+
+	it('evaluates an expression to what it gives (a number, an object), not to text', () => {
+		const items = [answered({ count: 3, nested: { a: 1 } })];
+		expect(
+			asked(mapper({ subject: '={{ $json.count + 1 }}', email: '={{ $json.nested }}' }), items),
+		).toEqual([{ subject: 4, email: { a: 1 } }]);
+	});
+
+	it("auto-map: the item's own fields of the mapper's names, `constructor` only when the item has it", () => {
+		const items = [
+			answered({ subject: 'Refund', email: 'ana@example.com', other: 'not mapped' }),
+			jsonObject<IDataObject>([
+				['subject', 'Crash'],
+				['constructor', 'own value'],
+				['decision', { status: 'uncertain' }],
+			]),
+		];
+		const inputs = asked(mapper(null as never, 'autoMapInputData'), items);
+		expect(inputs).toEqual([
+			{ subject: 'Refund', email: 'ana@example.com' },
+			jsonObject([
+				['subject', 'Crash'],
+				['constructor', 'own value'],
+			]),
+		]);
+		expect(Object.keys(inputs[0] as object)).not.toContain('constructor');
+	});
+});
+
+describe('askedInputs: Decide in Text mode', () => {
+	it('reads the text expression on each item', () => {
+		expect(
+			asked({ inputMode: 'text', text: '={{ $json.body }}' }, [
+				answered({ body: 'I was charged twice' }),
+				answered({ body: 'The app crashes' }),
+			]),
+		).toEqual(['I was charged twice', 'The app crashes']);
+	});
+
+	it('a fixed text is the text', () => {
+		expect(asked({ inputMode: 'text', text: 'Same for all' }, [answered({})])).toEqual([
+			'Same for all',
+		]);
+	});
+
+	it("n8n's default, `{{ $json.text }}`, also when the saved node lacks the parameter", () => {
+		const items = [answered({ text: 'Where is my parcel?' })];
+		expect(asked({ inputMode: 'text' }, items)).toEqual(['Where is my parcel?']);
+		// A node saved without it (n8n fills defaults in when it loads a workflow; Review does too).
+		expect(
+			asked({ inputMode: 'text' }, items, (workflow) => {
+				delete workflow.nodes[DECIDE].parameters.text;
+			}),
+		).toEqual(['Where is my parcel?']);
+	});
+
+	it('an item whose input Decide could not read (an empty text) has none', () => {
+		expect(
+			asked({ inputMode: 'text', text: '={{ $json.body }}' }, [
+				answered({ body: 'Fine' }),
+				{ body: '   ', error: { message: 'Item 1: the Text input is empty' } },
+				{ error: { message: 'Item 2: the Text input is empty' } },
+			]),
+		).toEqual(['Fine', undefined, undefined]);
+	});
+});
+
+describe('askedInputs: Decide in JSON mode', () => {
+	it('a JSON expression is evaluated on the item', () => {
+		const items = [answered({ title: 'Refund', tier: 'pro' })];
+		expect(
+			asked(
+				{ inputMode: 'json', jsonInput: '={{ { subject: $json.title, plan: $json.tier } }}' },
+				items,
+			),
+		).toEqual([{ subject: 'Refund', plan: 'pro' }]);
+	});
+
+	it('JSON typed in the parameter: keys `__proto__` and `constructor` as written', () => {
+		const [input] = asked(
+			{ inputMode: 'json', jsonInput: '{"__proto__": "p", "constructor": "c"}' },
+			[answered({})],
+		);
+		expect(ownKeys(input)).toEqual(['__proto__', 'constructor']);
+		expect(ownValue(input, '__proto__')).toBe('p');
+	});
+
+	it('an item whose JSON input is not an object has none; the others keep theirs', () => {
+		const items = [
+			answered({ payload: '{"subject":"Refund"}' }),
+			answered({ payload: '[1,2]' }),
+			answered({ payload: 'nope' }),
+		];
+		expect(asked({ inputMode: 'json', jsonInput: '={{ $json.payload }}' }, items)).toEqual([
+			{ subject: 'Refund' },
+			undefined,
+			undefined,
+		]);
+	});
+});
+
+describe('askedInputs without a Decide source', () => {
+	it("shows the decision's declared fields found on the item by name, nothing else", () => {
+		const { context, data } = reviewHost(
+			[],
+			[
+				answered({ subject: 'Refund', email: 'ana@example.com', secret: 'not declared' }),
+				answered({ subject: 'Crash' }),
+				jsonObject<IDataObject>([
+					['constructor', 'own value'],
+					['toString', 'not declared'],
+				]),
+			],
+		);
+		const inputs = askedInputs(context, data, decision, undefined);
+		expect(inputs).toEqual([
+			{ subject: 'Refund', email: 'ana@example.com' },
+			{ subject: 'Crash' },
+			jsonObject([['constructor', 'own value']]),
+		]);
+		// `constructor` is a declared field, and not read from the prototype of an item without it.
+		expect(Object.keys(inputs[1] as object)).toEqual(['subject']);
+	});
+});
+
+describe('decideSourceOf', () => {
+	const decide = (name: string, parameters: IDataObject = {}, outputs?: number[]): Parent => ({
+		name,
+		parameters: decideParameters({ inputMode: 'text', ...parameters }),
+		outputs,
+	});
+	const sourceOf = (parents: Parent[]) => decideSourceOf(reviewHost(parents, [{}]).context);
+
+	it('one Decide node wired in: that node, with its saved parameters', () => {
+		const source = sourceOf([decide(DECIDE, { text: '={{ $json.body }}' })]);
+		expect(source?.name).toBe(DECIDE);
+		expect(source?.parameters).toMatchObject({
+			operation: 'decide',
+			inputMode: 'text',
+			text: '={{ $json.body }}',
+		});
+	});
+
+	it('one Decide node wired in by two outputs (Uncertain and Pending Review): still that node', () => {
+		expect(sourceOf([decide(DECIDE, {}, [4, 5])])?.name).toBe(DECIDE);
+	});
+
+	it('one Decide node and a node of another type: the Decide node (their items are not told apart)', () => {
+		expect(
+			sourceOf([
+				decide(DECIDE),
+				{ name: 'Edit Fields', parameters: {}, type: 'n8n-nodes-base.set' },
+			])?.name,
+		).toBe(DECIDE);
+	});
+
+	it('a Decide node saved without resource and operation (their defaults) is one', () => {
+		const parent = decide(DECIDE);
+		const { context, workflow } = reviewHost([parent], [{}]);
+		delete workflow.nodes[DECIDE].parameters.resource;
+		delete workflow.nodes[DECIDE].parameters.operation;
+		expect(decideSourceOf(context)?.name).toBe(DECIDE);
+	});
+
+	test.each<[string, Parent[]]>([
+		['two Decide nodes wired in', [decide('Decide A'), decide('Decide B')]],
+		[
+			'a node of another type',
+			[{ name: 'Edit Fields', parameters: {}, type: 'n8n-nodes-base.set' }],
+		],
+		[
+			'this node type with operation Evaluate',
+			[{ name: 'Evaluate', parameters: decideParameters({ operation: 'evaluate' }) }],
+		],
+		[
+			'this node type on another resource',
+			[{ name: 'Get Many', parameters: { resource: 'template', operation: 'getAll' } }],
+		],
+		['nothing wired in', []],
+	])('%s: none', (_name, parents) => {
+		expect(sourceOf(parents)).toBeUndefined();
 	});
 });

@@ -16,6 +16,7 @@ import { inputFor, type DecideInput, type ParameterReader } from '../decide/inpu
 /** What building the page needs of n8n, in an execution and in a webhook alike. */
 export interface ReviewHost {
 	getNode(): INode;
+	/** n8n's: the expression without its leading "=" (`{{ $json.x }}`), which n8n adds. */
 	evaluateExpression(expression: string, itemIndex: number): unknown;
 	getParentNodes(
 		nodeName: string,
@@ -60,7 +61,8 @@ const DECIDE_DEFAULTS: Record<string, unknown> = {
 /** Every expression inside a saved value, evaluated on one item (a resource mapper's schema is data). */
 function evaluated(n8n: ReviewHost, raw: unknown, itemIndex: number): unknown {
 	if (typeof raw === 'string') {
-		return raw.startsWith('=') ? n8n.evaluateExpression(raw, itemIndex) : raw;
+		// A saved expression starts with "="; n8n's evaluateExpression adds its own.
+		return raw.startsWith('=') ? n8n.evaluateExpression(raw.slice(1), itemIndex) : raw;
 	}
 	if (Array.isArray(raw)) return raw.map((each) => evaluated(n8n, each, itemIndex));
 	if (typeof raw === 'object' && raw !== null) {
