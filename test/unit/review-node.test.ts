@@ -581,6 +581,14 @@ describe('askedInputs: Decide in Map Fields mode', () => {
 		]);
 		expect(Object.keys(inputs[0] as object)).not.toContain('constructor');
 	});
+
+	it('auto-map with no fields in the mapper: the whole item, without the answer', () => {
+		const parameters = mapper(null as never, 'autoMapInputData');
+		parameters.inputFields.schema = [];
+		expect(asked(parameters, [answered({ subject: 'Refund', plan: 'pro' })])).toEqual([
+			{ subject: 'Refund', plan: 'pro' },
+		]);
+	});
 });
 
 describe('askedInputs: Decide in Text mode', () => {
@@ -622,6 +630,30 @@ describe('askedInputs: Decide in Text mode', () => {
 });
 
 describe('askedInputs: Decide in JSON mode', () => {
+	it('the default, `{{ $json }}`, is the whole item as Decide got it: without the answer it wrote', () => {
+		const items = [
+			answered({ subject: 'Refund', email: 'ana@example.com' }),
+			// A failed item (continue on fail) carries Decide's `error` instead.
+			{ subject: 'Crash', error: { message: 'The service did not answer' } },
+			// An item's own `error` field stays when Decide answered it.
+			answered({ subject: 'Bug', error: 'E42 on login' }),
+		];
+		expect(asked({ inputMode: 'json' }, items)).toEqual([
+			{ subject: 'Refund', email: 'ana@example.com' },
+			{ subject: 'Crash' },
+			{ subject: 'Bug', error: 'E42 on login' },
+		]);
+	});
+
+	it('the answer is found under Decide’s Result Field option', () => {
+		const items = [
+			{ subject: 'Refund', decision: 'its own field', routing: { status: 'uncertain' } },
+		];
+		expect(asked({ inputMode: 'json', options: { resultField: ' routing ' } }, items)).toEqual([
+			{ subject: 'Refund', decision: 'its own field' },
+		]);
+	});
+
 	it('a JSON expression is evaluated on the item', () => {
 		const items = [answered({ title: 'Refund', tier: 'pro' })];
 		expect(
