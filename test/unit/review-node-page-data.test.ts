@@ -486,6 +486,12 @@ describe('reviewPageOf: the fields of each item', () => {
 		]);
 	});
 
+	it('a field without a value is left out, as the request Decide sent left it out', () => {
+		expect(fieldsOf({ subject: 'Refund', email: undefined, plan: undefined })).toEqual([
+			{ name: 'subject', value: 'Refund', personal: false },
+		]);
+	});
+
 	it('long values are cut at 4000 characters', () => {
 		const fits = 'a'.repeat(4000);
 		const long = 'b'.repeat(4001);

@@ -21,6 +21,7 @@ import {
 	decideSourceOf,
 } from '../../nodes/DecisionService/actions/decision/review/asked';
 import { timeLimitMs } from '../../nodes/DecisionService/actions/decision/review/description';
+import { reviewPageOf } from '../../nodes/DecisionService/actions/decision/review/page-data';
 import { configuredOutputs } from '../../nodes/DecisionService/expressions';
 import {
 	ENTRY,
@@ -662,6 +663,23 @@ describe('askedInputs: Decide in JSON mode', () => {
 				items,
 			),
 		).toEqual([{ subject: 'Refund', plan: 'pro' }]);
+	});
+
+	it('a JSON expression naming a field an item lacks: the page shows the others', () => {
+		const items = [answered({ title: 'Refund' })];
+		const inputs = asked(
+			{ inputMode: 'json', jsonInput: '={{ { subject: $json.title, plan: $json.tier } }}' },
+			items,
+		);
+		const page = reviewPageOf({
+			items: items.map((json) => ({ json })),
+			asked: inputs,
+			decision,
+			answers: [],
+			resultField: 'decision',
+			showPersonalData: false,
+		});
+		expect(page.items[0].fields).toEqual([{ name: 'subject', value: 'Refund', personal: false }]);
 	});
 
 	it('JSON typed in the parameter: keys `__proto__` and `constructor` as written', () => {
