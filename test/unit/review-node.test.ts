@@ -21,7 +21,10 @@ import {
 	decideSourceOf,
 } from '../../nodes/DecisionService/actions/decision/review/asked';
 import { timeLimitMs } from '../../nodes/DecisionService/actions/decision/review/description';
-import { reviewPageOf } from '../../nodes/DecisionService/actions/decision/review/page-data';
+import {
+	reviewAnswers,
+	reviewPageOf,
+} from '../../nodes/DecisionService/actions/decision/review/page-data';
 import { configuredOutputs } from '../../nodes/DecisionService/expressions';
 import {
 	ENTRY,
@@ -422,13 +425,14 @@ interface Parent {
  * it. An execute context and a webhook context share what Review reads (NodeExecutionContext:
  * evaluateExpression, getParentNodes).
  */
-function reviewHost(parents: Parent[], items: IDataObject[]) {
+function reviewHost(parents: Parent[], items: IDataObject[], parameters: INodeParameters = {}) {
 	const review = decisionNode(
 		{
 			parameters: {
 				resource: 'decision',
 				operation: 'review',
 				decision: decideParameters({}).decision,
+				...parameters,
 			},
 		},
 		REVIEW,
@@ -785,5 +789,44 @@ describe('decideSourceOf', () => {
 		['nothing wired in', []],
 	])('%s: none', (_name, parents) => {
 		expect(sourceOf(parents)).toBeUndefined();
+	});
+});
+
+describe("the page's answers and Review's outputs, as n8n reads the saved list", () => {
+	it('each answer a person can pick carries the name of the output its item goes to', () => {
+		const keys = [...JS_KEYS, 'billing', 'sales'];
+		const schema = [
+			...freshOutputsList({
+				slug: 'ticket-routing',
+				type: 'route',
+				instructions: 'Which team?',
+				options: keys,
+			}),
+			key('gone', { displayName: 'gone (no longer on the service)' }),
+		];
+		const renames = jsonObject([
+			...keys.map((each): [string, string] => [each, ` Team ${each} `]),
+			['gone', 'Old team'],
+		]);
+		const parameters = nodeParameters('review', schema, renames);
+		// The webhook reads the list through getNodeParameter (n8n's copy of the parameters).
+		const { context } = reviewHost([], [{}], parameters);
+		const routes = context.getNodeParameter('routes', 0) as {
+			schema: OutputsListEntry[];
+			value: Record<string, unknown>;
+		};
+		const answers = reviewAnswers(routes.schema, routes.value, keys);
+		const outputs = outputsInN8n(parameters);
+		const layout = reviewLayout(routes.schema);
+		expect(answers.map((answer) => answer.key)).toEqual(keys);
+		for (const answer of answers) {
+			expect(answer.label).toBe(outputs[layout.indexOf.get(answer.key)!]);
+		}
+		// n8n drops the renames keyed `constructor` and `prototype` on both sides alike.
+		expect(answers.map((answer) => answer.label)).toEqual(
+			keys.map((each) => (each === 'constructor' || each === 'prototype' ? each : `Team ${each}`)),
+		);
+		expect(outputs).toContain('Old team');
+		expect(answers.map((answer) => answer.label)).not.toContain('Old team');
 	});
 });
