@@ -755,13 +755,13 @@ describe('decideSourceOf', () => {
 		expect(sourceOf([decide(DECIDE, {}, [4, 5])])?.name).toBe(DECIDE);
 	});
 
-	it('one Decide node and a node of another type: the Decide node (their items are not told apart)', () => {
+	it('one Decide node and a node of another type: none (the other items must not be read through Decide’s mapping)', () => {
 		expect(
 			sourceOf([
 				decide(DECIDE),
 				{ name: 'Edit Fields', parameters: {}, type: 'n8n-nodes-base.set' },
-			])?.name,
-		).toBe(DECIDE);
+			]),
+		).toBeUndefined();
 	});
 
 	it('a Decide node saved without resource and operation (their defaults) is one', () => {

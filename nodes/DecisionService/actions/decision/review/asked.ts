@@ -30,19 +30,23 @@ export interface DecideSource {
 	parameters: Record<string, unknown>;
 }
 
-/** The one Decide node wired straight into this one, if there is exactly one. */
+/**
+ * The Decide node wired straight into this one, when it is the only node that is: items from
+ * another node beside it would otherwise be read through Decide's mapping (all their fields, with
+ * JSON left at the whole item), so then every item shows its declared fields only.
+ */
 export function decideSourceOf(n8n: ReviewHost): DecideSource | undefined {
 	const self = n8n.getNode();
-	const decides = n8n
-		.getParentNodes(self.name, { includeNodeParameters: true, depth: 1 })
-		.filter((parent) => {
-			if (parent.type !== self.type) return false;
-			const parameters = (parent.parameters ?? {}) as Record<string, unknown>;
-			return (
-				(ownValue(parameters, 'resource') ?? 'decision') === 'decision' &&
-				(ownValue(parameters, 'operation') ?? 'decide') === 'decide'
-			);
-		});
+	const parents = n8n.getParentNodes(self.name, { includeNodeParameters: true, depth: 1 });
+	if (new Set(parents.map((parent) => parent.name)).size !== 1) return undefined;
+	const decides = parents.filter((parent) => {
+		if (parent.type !== self.type) return false;
+		const parameters = (parent.parameters ?? {}) as Record<string, unknown>;
+		return (
+			(ownValue(parameters, 'resource') ?? 'decision') === 'decision' &&
+			(ownValue(parameters, 'operation') ?? 'decide') === 'decide'
+		);
+	});
 	if (decides.length !== 1) return undefined;
 	return {
 		name: decides[0].name,
