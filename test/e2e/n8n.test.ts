@@ -27,7 +27,7 @@ import { startFaultProxy, type FaultProxy } from '../../harness/fault-proxy';
 import { n8nVersion } from '../../harness/n8n-install';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
 
-jest.setTimeout(180_000);
+jest.setTimeout(600_000);
 
 let sb: TestSandbox;
 let work: string;
