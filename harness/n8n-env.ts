@@ -453,14 +453,19 @@ async function executeToFile(
 		child.stderr?.on('data', (chunk: Buffer) => {
 			stderr = (stderr + chunk.toString()).slice(-4000);
 		});
-		const code = await new Promise<number | null>((resolveExit, reject) => {
-			child.once('error', reject);
-			child.once('close', resolveExit);
-		});
+		const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>(
+			(resolveExit, reject) => {
+				child.once('error', reject);
+				child.once('close', (exitCode, exitSignal) => resolveExit([exitCode, exitSignal]));
+			},
+		);
 		const stdout = readFileSync(file, 'utf8');
+		// n8n 1.x on a loaded machine was seen killed by a signal while it shut down, after it had
+		// printed the whole run: the run is what the tests read, so a complete one is taken.
+		if (code === null && runJsonIn(stdout) !== undefined) return stdout;
 		if (code !== 0)
 			throw new Error(
-				`n8n execute --id=${workflowId} failed (exit ${code}):\n${stderr}\n${stdout.slice(-2000)}`,
+				`n8n execute --id=${workflowId} failed (exit ${code}, signal ${signal}):\n${stderr}\n${stdout.slice(-2000)}`,
 			);
 		return stdout;
 	} finally {

@@ -237,6 +237,14 @@ export function freshOutputsList(decision: DecisionShape): ResourceMapperField[]
 	];
 }
 
+/**
+ * The list as Review shows it: the same entries, its fixed rows hidden (a person's answer is
+ * never uncertain or pending, so they are not Review's outputs; kept, so a refresh keeps places).
+ */
+export function forReview(fields: ResourceMapperField[]): ResourceMapperField[] {
+	return fields.map((field) => (isFixedEntry(field.id) ? { ...field, display: false } : field));
+}
+
 /** The saved list merged with the decision as the service has it now (see the file's comment). */
 export function outputsListFor(
 	decision: DecisionShape,

@@ -22,7 +22,7 @@ import {
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
 import { freshOutputsList } from '../../nodes/DecisionService/outputs-list';
 
-jest.setTimeout(300_000);
+jest.setTimeout(600_000);
 
 /** Pro: human review sends the vague ticket to Pending Review. */
 const KEY = DEMO_KEYS.pro;

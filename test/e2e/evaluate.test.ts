@@ -19,7 +19,7 @@ import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/san
 import type { RunAnswer } from '../../src/contract';
 import { evaluate, evaluationDecisionOf, type ScoredItem } from '../../src/evaluate';
 
-jest.setTimeout(300_000);
+jest.setTimeout(600_000);
 
 const WORKFLOW = 'dsExTicketEval1';
 // Scale: 600 decides a minute, so the example's 480 decides run in one window.

@@ -24,7 +24,7 @@ import { freshOutputsList } from '../../nodes/DecisionService/outputs-list';
 import { ownValue } from '../../src/contract';
 import { JS_FIELD_NAMES, JS_KEYS, jsonText, ownKeys } from '../support/js-names';
 
-jest.setTimeout(180_000);
+jest.setTimeout(600_000);
 
 const KEY = DEMO_KEYS.pro;
 const WORKFLOW_ID = 'dsJsNames0001';

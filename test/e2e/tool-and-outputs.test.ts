@@ -39,7 +39,7 @@ import {
 	wiresAfterRefresh,
 } from '../support/outputs';
 
-jest.setTimeout(300_000);
+jest.setTimeout(600_000);
 
 const TOOL_TYPE = `${NODE_TYPE}Tool`;
 const OPENAI_CREDENTIAL = { id: 'fakeOpenAi', name: 'Fake OpenAI' };

@@ -23,7 +23,7 @@ import {
 import { startQueueN8n, type QueueN8n } from '../../harness/n8n-queue';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
 
-jest.setTimeout(300_000);
+jest.setTimeout(600_000);
 
 const WORKERS = 2;
 const WORKER_CONCURRENCY = 2;

@@ -5,7 +5,7 @@
  */
 import { exampleWorkflows } from '../../harness/n8n-env';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
-import { freshOutputsList } from '../../nodes/DecisionService/outputs-list';
+import { freshOutputsList, forReview } from '../../nodes/DecisionService/outputs-list';
 
 let sb: TestSandbox;
 beforeAll(async () => {
@@ -46,5 +46,25 @@ it.each(decideNodes)(
 		expect(typeof slug).toBe('string');
 		const decision = await sb.client(DEMO_KEYS.pro).getDecision(slug as string);
 		expect(parameters.routes?.schema).toEqual(freshOutputsList(decision));
+	},
+);
+
+const reviewNodes = exampleWorkflows().flatMap((workflow) =>
+	(workflow.nodes as Array<{ name: string; type: string; parameters: DecideParameters }>)
+		.filter(
+			(node) => node.type.endsWith('.decisionService') && node.parameters.operation === 'review',
+		)
+		.map((node) => [`${workflow.name} › ${node.name}`, node.parameters] as const),
+);
+
+it('there is an example with a review', () => {
+	expect(reviewNodes.length).toBeGreaterThanOrEqual(1);
+});
+
+it.each(reviewNodes)(
+	'%s: the saved Outputs list is what picking the decision loads on Review',
+	async (_name, parameters) => {
+		const decision = await sb.client(DEMO_KEYS.pro).getDecision(parameters.decision!.value!);
+		expect(parameters.routes?.schema).toEqual(forReview(freshOutputsList(decision)));
 	},
 );

@@ -55,7 +55,7 @@ import {
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
 import { TICKET_ROUTING_OUTPUTS } from '../support/outputs';
 
-jest.setTimeout(240_000);
+jest.setTimeout(600_000);
 
 /** Longest wait for one thing to appear in the page (a 2-core machine running other suites). */
 const UI_TIMEOUT = 45_000;

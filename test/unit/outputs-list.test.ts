@@ -213,7 +213,28 @@ describe("the node's expressions, in n8n's expression engine", () => {
 		[{ resource: 'decision', operation: 'create' }, 'Create: decision'],
 		[{ resource: 'template', operation: 'getAll' }, 'Get Many: templates'],
 		[{ resource: 'run', operation: 'sendFeedback' }, 'Send Feedback: run'],
+		[
+			{
+				resource: 'decision',
+				operation: 'review',
+				decision: { __rl: true, mode: 'list', value: 'ticket-routing' },
+			},
+			'Review: ticket-routing',
+		],
+		[
+			{
+				resource: 'decision',
+				operation: 'evaluate',
+				decision: { __rl: true, mode: 'list', value: 'ticket-routing' },
+			},
+			'Evaluate: ticket-routing',
+		],
+		[{ operation: 'review', decision: '  lead-scoring ' }, 'Review: lead-scoring'],
+		[{ resource: 'decision', operation: 'review' }, 'Review'],
+		[{ resource: 'decision', operation: 'evaluate', decision: '' }, 'Evaluate'],
 	])('subtitle of %j is %s', (parameters, expected) => {
+		// The literal in DecisionService.node.ts and subtitleOf (expressions.ts) say the same.
+		expect(evaluateOnNode(parameters, `={{(${subtitleOf})($parameter)}}`)).toBe(expected);
 		expect(subtitle(parameters)).toBe(expected);
 	});
 
@@ -273,6 +294,10 @@ describe('the expressions repeat the Outputs list ids as literals (they cannot i
 		{ resource: 'run', operation: 'sendFeedback' },
 		{ operation: 'constructor' },
 		{ decision: { __rl: true, mode: 'id', value: '' } },
+		{ operation: 'review', decision: { __rl: true, mode: 'list', value: 'ticket-routing' } },
+		{ operation: 'evaluate', decision: { __rl: true, mode: 'list', value: 'ticket-routing' } },
+		{ operation: 'review' },
+		{ resource: 'run', operation: 'review' },
 	])('the subtitle literal says what subtitleOf says for %j', (parameters) => {
 		const literal = new DecisionService().description.subtitle as string;
 		expect(evaluateOnNode(parameters, literal)).toBe(

@@ -6,7 +6,7 @@ import type {
 	ResourceMapperValue,
 } from 'n8n-workflow';
 import type { ContextField, Decision } from '../../../src/contract';
-import { isFixedEntry, OUTPUTS_LIST_PARAMETER, outputsListFor } from '../outputs-list';
+import { forReview, OUTPUTS_LIST_PARAMETER, outputsListFor } from '../outputs-list';
 import { toNodeError } from '../errors';
 import { createDecisionClient } from '../transport';
 
@@ -74,11 +74,7 @@ export async function getRouteOutputs(this: ILoadOptionsFunctions): Promise<Reso
 	}
 	// Review routes a person's answer, never uncertain or pending: the fixed rows are not its outputs.
 	if (this.getCurrentNodeParameter('operation') === 'review') {
-		return {
-			fields: fields.map((field) =>
-				isFixedEntry(field.id) ? { ...field, display: false } : field,
-			),
-		};
+		return { fields: forReview(fields) };
 	}
 	return { fields };
 }

@@ -16,6 +16,7 @@ import { inputFor, type DecideInput, type ParameterReader } from '../decide/inpu
 /** What building the page needs of n8n, in an execution and in a webhook alike. */
 export interface ReviewHost {
 	getNode(): INode;
+	/** n8n's: the expression without its leading "=" (`{{ $json.x }}`), which n8n adds. */
 	evaluateExpression(expression: string, itemIndex: number): unknown;
 	getParentNodes(
 		nodeName: string,
@@ -29,19 +30,23 @@ export interface DecideSource {
 	parameters: Record<string, unknown>;
 }
 
-/** The one Decide node wired straight into this one, if there is exactly one. */
+/**
+ * The Decide node wired straight into this one, when it is the only node that is: items from
+ * another node beside it would otherwise be read through Decide's mapping (all their fields, with
+ * JSON left at the whole item), so then every item shows its declared fields only.
+ */
 export function decideSourceOf(n8n: ReviewHost): DecideSource | undefined {
 	const self = n8n.getNode();
-	const decides = n8n
-		.getParentNodes(self.name, { includeNodeParameters: true, depth: 1 })
-		.filter((parent) => {
-			if (parent.type !== self.type) return false;
-			const parameters = (parent.parameters ?? {}) as Record<string, unknown>;
-			return (
-				(ownValue(parameters, 'resource') ?? 'decision') === 'decision' &&
-				(ownValue(parameters, 'operation') ?? 'decide') === 'decide'
-			);
-		});
+	const parents = n8n.getParentNodes(self.name, { includeNodeParameters: true, depth: 1 });
+	if (new Set(parents.map((parent) => parent.name)).size !== 1) return undefined;
+	const decides = parents.filter((parent) => {
+		if (parent.type !== self.type) return false;
+		const parameters = (parent.parameters ?? {}) as Record<string, unknown>;
+		return (
+			(ownValue(parameters, 'resource') ?? 'decision') === 'decision' &&
+			(ownValue(parameters, 'operation') ?? 'decide') === 'decide'
+		);
+	});
 	if (decides.length !== 1) return undefined;
 	return {
 		name: decides[0].name,
@@ -60,7 +65,8 @@ const DECIDE_DEFAULTS: Record<string, unknown> = {
 /** Every expression inside a saved value, evaluated on one item (a resource mapper's schema is data). */
 function evaluated(n8n: ReviewHost, raw: unknown, itemIndex: number): unknown {
 	if (typeof raw === 'string') {
-		return raw.startsWith('=') ? n8n.evaluateExpression(raw, itemIndex) : raw;
+		// A saved expression starts with "="; n8n's evaluateExpression adds its own.
+		return raw.startsWith('=') ? n8n.evaluateExpression(raw.slice(1), itemIndex) : raw;
 	}
 	if (Array.isArray(raw)) return raw.map((each) => evaluated(n8n, each, itemIndex));
 	if (typeof raw === 'object' && raw !== null) {
@@ -96,6 +102,23 @@ function declaredFieldsOn(item: INodeExecutionData, decision: Decision): Record<
 	);
 }
 
+/** The field Decide writes its answer to (its Result Field option). */
+export function resultFieldOf(source: DecideSource | undefined): string {
+	const option = source
+		? ownValue(ownValue(source.parameters, 'options'), 'resultField')
+		: undefined;
+	return typeof option === 'string' && option.trim() ? option.trim() : 'decision';
+}
+
+/**
+ * The item as Decide got it, for an input that is the whole item (JSON's default, auto-map with
+ * no fields): without the answer Decide wrote on it, or for a failed item its `error`.
+ */
+function asDecideGotIt(item: INodeExecutionData, resultField: string): INodeExecutionData {
+	const added = ownValue(item.json, resultField) !== undefined ? resultField : 'error';
+	return { ...item, json: ownObject(Object.entries(item.json).filter(([key]) => key !== added)) };
+}
+
 /** What each item asked, or undefined for an item whose input cannot be read again (shown without it). */
 export function askedInputs(
 	n8n: ReviewHost,
@@ -104,10 +127,11 @@ export function askedInputs(
 	source: DecideSource | undefined,
 ): Array<DecideInput | undefined> {
 	const reader = source ? readerOf(n8n, source) : undefined;
+	const resultField = resultFieldOf(source);
 	return items.map((item, itemIndex) => {
 		if (!reader) return declaredFieldsOn(item, decision);
 		try {
-			return inputFor(reader, item, itemIndex);
+			return inputFor(reader, asDecideGotIt(item, resultField), itemIndex);
 		} catch {
 			// Decide failed this item locally (no input): the page shows the item without its fields.
 			return undefined;

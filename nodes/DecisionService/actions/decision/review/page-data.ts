@@ -57,13 +57,16 @@ function fieldsOf(
 		return [{ name: 'Text', value: displayValue(input), personal: false }];
 	const personal = new Set(declared.filter((field) => field.pii).map((field) => field.name));
 	const order = declared.map((field) => field.name);
-	const names = Object.keys(input).sort((a, b) => {
-		const at = (name: string) => {
-			const index = order.indexOf(name);
-			return index === -1 ? order.length : index;
-		};
-		return at(a) - at(b);
-	});
+	// A field without a value (an expression that found nothing) is not sent: JSON drops it.
+	const names = Object.keys(input)
+		.filter((name) => ownValue(input, name) !== undefined)
+		.sort((a, b) => {
+			const at = (name: string) => {
+				const index = order.indexOf(name);
+				return index === -1 ? order.length : index;
+			};
+			return at(a) - at(b);
+		});
 	return names.map((name) => ({
 		name,
 		value: displayValue(ownValue(input, name)),

@@ -23,11 +23,10 @@ import {
 	type ReviewPage,
 	type ReviewPick,
 } from '../../../../../src/review';
-import { ownValue } from '../../../../../src/contract';
 import { decisionKeys, OUTPUTS_LIST_PARAMETER, reviewLayout } from '../../../outputs-list';
 import { createDecisionClient } from '../../../transport';
 import { itemPerTarget } from '../decide/routing';
-import { askedInputs, decideSourceOf } from './asked';
+import { askedInputs, decideSourceOf, resultFieldOf } from './asked';
 import type { ReviewNodeOptions } from './description';
 import { REVIEW_FIELD, REVIEW_UNTIL } from './execute';
 import { reviewAnswers, reviewPageOf } from './page-data';
@@ -72,17 +71,13 @@ async function pageFor(n8n: IWebhookFunctions, items: INodeExecutionData[]): Pro
 	const routes = n8n.getNodeParameter(OUTPUTS_LIST_PARAMETER) as ResourceMapperValue;
 	const options = n8n.getNodeParameter('options', {}) as ReviewNodeOptions;
 	const source = decideSourceOf(n8n);
-	const resultOption = source
-		? ownValue(ownValue(source.parameters, 'options'), 'resultField')
-		: undefined;
 	const until = n8n.evaluateExpression(`{{ $execution.customData.get("${REVIEW_UNTIL}") }}`, 0);
 	return reviewPageOf({
 		items,
 		asked: askedInputs(n8n, items, decision, source),
 		decision,
 		answers: reviewAnswers(routes.schema ?? [], routes.value, decisionKeys(decision)),
-		resultField:
-			typeof resultOption === 'string' && resultOption.trim() ? resultOption.trim() : 'decision',
+		resultField: resultFieldOf(source),
 		title: options.title,
 		instructions: options.instructions,
 		showPersonalData: options.showPersonalData === true,
