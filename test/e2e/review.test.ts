@@ -74,7 +74,7 @@ import {
 	type ReviewTicket,
 } from '../support/review';
 
-jest.setTimeout(300_000);
+jest.setTimeout(600_000);
 
 /** Pro: human review sends a weak answer to Pending Review. */
 const KEY = DEMO_KEYS.pro;

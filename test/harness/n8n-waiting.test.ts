@@ -34,7 +34,7 @@ import { n8nMajor } from '../../harness/n8n-install';
 import { formBody, parseForm, submitForm, waitingLinkIn } from '../../harness/n8n-review';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
 
-jest.setTimeout(240_000);
+jest.setTimeout(600_000);
 
 const WORKFLOW_ID = 'dsWaitHarness1';
 const WEBHOOK_PATH = 'decision-service-wait-harness';

@@ -51,7 +51,7 @@ import {
 	type ReviewTicket,
 } from '../support/review';
 
-jest.setTimeout(420_000);
+jest.setTimeout(600_000);
 
 const KEY = DEMO_KEYS.pro;
 const WORKFLOW_ID = 'dsReviewQueue1';
