@@ -148,8 +148,12 @@ export function ticketItem(ticket: ReviewTicket, index: number, prefix = 'custom
 export const routedTo = (ticket: ReviewTicket, closeCalls = false) =>
 	closeCalls && ticket.closeCall ? 'Uncertain' : ticket.routed;
 
+/**
+ * Whether a ticket reaches the Review node: the example wires Pending Review into it (n8n runs a
+ * node once per wire that has items, and only the first run waits), and Uncertain to Triage by hand.
+ */
 export const isDoubtful = (ticket: ReviewTicket, closeCalls = false) =>
-	routedTo(ticket, closeCalls) === 'Uncertain' || routedTo(ticket, closeCalls) === 'Pending Review';
+	routedTo(ticket, closeCalls) === 'Pending Review';
 
 /** The feedback a reviewed ticket's pick sends: `correct` when it is the machine's answer. */
 export const feedbackOf = (ticket: ReviewTicket) =>
@@ -175,7 +179,7 @@ export function expectedEnds(
 			ticket.subject,
 			[
 				!isDoubtful(ticket, closeCalls)
-					? target(review.decideTargets, ticket.routed)
+					? target(review.decideTargets, routedTo(ticket, closeCalls))
 					: target(review.reviewTargets, ticket.pick ?? NOT_REVIEWED),
 			],
 		]),

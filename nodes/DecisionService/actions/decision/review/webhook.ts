@@ -37,6 +37,14 @@ import { reviewAnswers, reviewPageOf } from './page-data';
  */
 const submitted = new Set<string>();
 
+/** Most executions remembered; n8n's own refusal covers older ones (they resumed long ago). */
+const SUBMITTED_KEPT = 10_000;
+
+function markSubmitted(executionId: string): void {
+	submitted.add(executionId);
+	if (submitted.size > SUBMITTED_KEPT) submitted.delete(submitted.values().next().value!);
+}
+
 type Response = ReturnType<IWebhookFunctions['getResponseObject']>;
 
 function sendHtml(res: Response, status: number, html: string): IWebhookResponseData {
@@ -153,16 +161,26 @@ async function answer(n8n: IWebhookFunctions, res: Response): Promise<IWebhookRe
 		return sendHtml(res, 410, renderReviewClosed('This review was already submitted.'));
 	}
 	const items = waitingItems(n8n);
-	const page = await pageFor(n8n, items);
-	if (method !== 'POST') return sendHtml(res, 200, renderReviewPage(page));
+	if (method !== 'POST') return sendHtml(res, 200, renderReviewPage(await pageFor(n8n, items)));
 
+	// Claimed before the first await: of two posts at once (a double tap), one goes on, the other
+	// is told it was submitted; released again if this one is refused.
+	markSubmitted(executionId);
+	let page: ReviewPage;
+	let parsed: ReturnType<typeof parseReviewSubmission>;
 	const body = n8n.getBodyData();
-	const parsed = parseReviewSubmission(body, page);
+	try {
+		page = await pageFor(n8n, items);
+		parsed = parseReviewSubmission(body, page);
+	} catch (error) {
+		submitted.delete(executionId);
+		throw error;
+	}
 	if ('error' in parsed) {
+		submitted.delete(executionId);
 		// Shown again with what the person picked, so one mistake does not lose the rest.
 		return sendHtml(res, 400, renderReviewPage(page, { error: parsed.error, submitted: body }));
 	}
-	submitted.add(executionId);
 
 	const routes = n8n.getNodeParameter(OUTPUTS_LIST_PARAMETER) as ResourceMapperValue;
 	const layout = reviewLayout(routes.schema ?? []);
