@@ -138,19 +138,23 @@ function messageOf(error: unknown): string {
 	return error instanceof Error ? error.message : String(error);
 }
 
+/** The service unreachable, the decision gone: the execution keeps waiting; say so. */
+function cannotShow(res: Response, error: unknown): IWebhookResponseData {
+	return sendHtml(
+		res,
+		503,
+		renderReviewClosed(
+			`The review cannot be shown right now (${messageOf(error)}). Try the link again later.`,
+		),
+	);
+}
+
 export async function webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const res = this.getResponseObject();
 	try {
 		return await answer(this, res);
 	} catch (error) {
-		// The service unreachable, the decision gone: the execution keeps waiting; say so.
-		return sendHtml(
-			res,
-			503,
-			renderReviewClosed(
-				`The review cannot be shown right now (${messageOf(error)}). Try the link again later.`,
-			),
-		);
+		return cannotShow(res, error);
 	}
 }
 
@@ -174,7 +178,7 @@ async function answer(n8n: IWebhookFunctions, res: Response): Promise<IWebhookRe
 		parsed = parseReviewSubmission(body, page);
 	} catch (error) {
 		submitted.delete(executionId);
-		throw error;
+		return cannotShow(res, error);
 	}
 	if ('error' in parsed) {
 		submitted.delete(executionId);
