@@ -90,28 +90,32 @@ async function reviewLoop(
 			.filter((item) => (item.json.decision as { status?: string }).status !== 'ok');
 		const choices = doubtful.map((item, index) => {
 			const decision = item.json.decision as { suggestion?: string };
-			const subject = String(item.json.subject);
-			if (index === doubtful.length - 1) return { marker: subject }; // left for later
+			// Found on the page by its body: two tickets may share a subject ("Help please").
+			const marker = String(item.json.body);
+			if (index === doubtful.length - 1) return { marker }; // left for later
 			if (index === 0)
-				return { marker: subject, answer: 'technical', note: 'The app error is the real problem.' };
-			return { marker: subject, answer: decision.suggestion ?? 'billing' };
+				return { marker, answer: 'technical', note: 'The app error is the real problem.' };
+			return { marker, answer: decision.suggestion ?? 'billing' };
 		});
 		fillReview(page.html, form, choices);
 		const done = await submitForm(link, form);
 		console.log(
 			`  the page: ${page.status}, ${doubtful.length} tickets; submitted: ${done.status}`,
 		);
-		for (const choice of choices)
+		const ticket = (item: { json: Record<string, unknown> }) =>
+			`${String(item.json.subject)}: ${String(item.json.body).slice(0, 36)}…`.padEnd(56);
+		choices.forEach((choice, index) =>
 			console.log(
-				`    ${choice.marker.padEnd(28)} ${choice.answer ?? '(left for later)'}${choice.note ? `  note: ${choice.note}` : ''}`,
-			);
+				`    ${ticket(doubtful[index])} ${choice.answer ?? '(left for later)'}${choice.note ? `  note: ${choice.note}` : ''}`,
+			),
+		);
 		const finished = await waitForExecution(session, id, ['success', 'error']);
 		console.log(`  the execution: ${finished.status}; where each ticket ended:`);
-		const ended = whereItemsEnded(finished, loop.finalNodes);
+		const ended = whereItemsEnded(finished, loop.finalNodes, 'body');
 		for (const node of loop.finalNodes) {
 			const subjects = Object.entries(ended)
 				.filter(([, nodes]) => nodes.includes(node))
-				.map(([subject]) => subject);
+				.map(([body]) => body);
 			console.log(`    ${String(subjects.length).padStart(3)}  ${node}`);
 		}
 		console.log('  the feedback the service received:');
@@ -124,7 +128,7 @@ async function reviewLoop(
 			const got = run.feedback
 				? `${run.feedback.feedback}${run.feedback.note ? ` (${run.feedback.note})` : ''}`
 				: 'none (left for later)';
-			console.log(`    ${String(item.json.subject).padEnd(28)} ${got}`);
+			console.log(`    ${ticket(item)} ${got}`);
 		}
 		if (finished.status !== 'success') process.exitCode = 1;
 	} finally {
