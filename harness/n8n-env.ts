@@ -331,8 +331,9 @@ export async function startN8n(
 		stdio: ['ignore', 'pipe', 'pipe'],
 	});
 	const log = options.log ?? (() => {});
-	// n8n answers /healthz/readiness before it has activated the published workflows (their
-	// webhooks answer 404 until then); it prints this line once they are.
+	// n8n answers /healthz/readiness before it is done starting; it prints this line after. n8n
+	// 2.41 may still publish workflows in the background after it, so a published workflow's
+	// webhook can answer 404 for some seconds: triggerWebhook (n8n-executions.ts) tries again.
 	let printed = '';
 	let activated = false;
 	child.stdout?.on('data', (chunk: Buffer) => {
