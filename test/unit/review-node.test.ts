@@ -4,13 +4,15 @@
  * asked, re-read from the Decide node wired into it (asked.ts) on a real n8n-core execute context,
  * so expressions resolve as n8n resolves them. The page's data: review-node-page-data.test.ts.
  */
-import { ExecuteContext, ExecutionLifecycleHooks } from 'n8n-core';
+import { ExecuteContext, ExecutionLifecycleHooks, WebhookContext } from 'n8n-core';
 import {
 	Workflow,
 	createRunExecutionData,
 	type IConnections,
 	type IDataObject,
 	type INode,
+	type IRunExecutionData,
+	type IWebhookData,
 	type INodeExecutionData,
 	type INodeParameters,
 	type ResourceMapperField,
@@ -20,7 +22,12 @@ import {
 	askedInputs,
 	decideSourceOf,
 } from '../../nodes/DecisionService/actions/decision/review/asked';
-import { timeLimitMs } from '../../nodes/DecisionService/actions/decision/review/description';
+import {
+	reviewWebhooks,
+	timeLimitMs,
+} from '../../nodes/DecisionService/actions/decision/review/description';
+import { REVIEW_UNTIL } from '../../nodes/DecisionService/actions/decision/review/execute';
+import { reviewUntil } from '../../nodes/DecisionService/actions/decision/review/webhook';
 import {
 	reviewAnswers,
 	reviewPageOf,
@@ -425,7 +432,12 @@ interface Parent {
  * it. An execute context and a webhook context share what Review reads (NodeExecutionContext:
  * evaluateExpression, getParentNodes).
  */
-function reviewHost(parents: Parent[], items: IDataObject[], parameters: INodeParameters = {}) {
+function reviewHost(
+	parents: Parent[],
+	items: IDataObject[],
+	parameters: INodeParameters = {},
+	run: IRunExecutionData = createRunExecutionData(),
+) {
 	const review = decisionNode(
 		{
 			parameters: {
@@ -468,7 +480,7 @@ function reviewHost(parents: Parent[], items: IDataObject[], parameters: INodePa
 		node,
 		additionalDataFor({ apiKey: 'unused', baseUrl: 'https://api.example.com/v1' }, hooks),
 		'manual',
-		createRunExecutionData(),
+		run,
 		0,
 		data,
 		{ main: [data] },
@@ -828,5 +840,43 @@ describe("the page's answers and Review's outputs, as n8n reads the saved list",
 		);
 		expect(outputs).toContain('Old team');
 		expect(answers.map((answer) => answer.label)).not.toContain('Old team');
+	});
+});
+
+describe('the time the page names for items left for later (reviewUntil)', () => {
+	const UNTIL = '2026-11-30T14:05:00.000Z';
+
+	/** n8n-core's webhook context of the Review node, on an execution's data as n8n loads it. */
+	function webhookOn(run: IRunExecutionData | null) {
+		const { workflow } = reviewHost([], [{}]);
+		const node = workflow.getNode(REVIEW)!;
+		const hooks = new ExecutionLifecycleHooks('webhook', 'review-unit', {} as never);
+		const additionalData = additionalDataFor(
+			{ apiKey: 'unused', baseUrl: 'https://api.example.com/v1' },
+			hooks,
+		);
+		const webhookData = {
+			httpMethod: 'GET',
+			node: REVIEW,
+			path: '',
+			webhookDescription: reviewWebhooks[0],
+			workflowId: 'review-unit',
+			workflowExecuteAdditionalData: additionalData,
+		} as IWebhookData;
+		return new WebhookContext(workflow, node, additionalData, 'webhook', webhookData, [], run);
+	}
+
+	it('is what execute.ts kept in the custom data, read with no expression (n8n 2 evaluates them in an isolate, where $execution.customData answers nothing)', () => {
+		const run = createRunExecutionData();
+		// execute.ts keeps it so; n8n saves the custom data with the waiting execution.
+		reviewHost([], [{}], {}, run).context.customData.set(REVIEW_UNTIL, UNTIL);
+		const webhook = webhookOn(run);
+		jest.spyOn(webhook, 'evaluateExpression').mockReturnValue(undefined);
+		expect(reviewUntil(webhook)).toBe(UNTIL);
+	});
+
+	it('is undefined, without throwing, when there is none or no execution data', () => {
+		expect(reviewUntil(webhookOn(createRunExecutionData()))).toBeUndefined();
+		expect(reviewUntil(webhookOn(null))).toBeUndefined();
 	});
 });

@@ -72,6 +72,21 @@ function waitingItems(n8n: IWebhookFunctions): INodeExecutionData[] {
 	return (items as INodeExecutionData[]).map((item) => ({ json: item.json, binary: item.binary }));
 }
 
+/**
+ * When the items left for later move on (execute.ts keeps it in the execution's custom data), read
+ * from the context: n8n 2 evaluates expressions in an isolate, where `$execution.customData.get()`
+ * answers undefined, so the page said nothing of the time limit.
+ */
+export function reviewUntil(n8n: IWebhookFunctions): string | undefined {
+	try {
+		const until: unknown = n8n.customData?.get(REVIEW_UNTIL);
+		return typeof until === 'string' && until ? until : undefined;
+	} catch {
+		// No execution data in this context: the page simply does not name the time.
+		return undefined;
+	}
+}
+
 /** The page, built from the items and the node's saved parameters (see review/asked.ts). */
 async function pageFor(n8n: IWebhookFunctions, items: INodeExecutionData[]): Promise<ReviewPage> {
 	const slug = String(n8n.getNodeParameter('decision', '', { extractValue: true }) ?? '').trim();
@@ -79,7 +94,6 @@ async function pageFor(n8n: IWebhookFunctions, items: INodeExecutionData[]): Pro
 	const routes = n8n.getNodeParameter(OUTPUTS_LIST_PARAMETER) as ResourceMapperValue;
 	const options = n8n.getNodeParameter('options', {}) as ReviewNodeOptions;
 	const source = decideSourceOf(n8n);
-	const until = n8n.evaluateExpression(`{{ $execution.customData.get("${REVIEW_UNTIL}") }}`, 0);
 	return reviewPageOf({
 		items,
 		asked: askedInputs(n8n, items, decision, source),
@@ -89,7 +103,7 @@ async function pageFor(n8n: IWebhookFunctions, items: INodeExecutionData[]): Pro
 		title: options.title,
 		instructions: options.instructions,
 		showPersonalData: options.showPersonalData === true,
-		expiresAt: typeof until === 'string' && until ? until : undefined,
+		expiresAt: reviewUntil(n8n),
 	});
 }
 
