@@ -272,6 +272,20 @@ describe("Review's outputs", () => {
 		expect(outputsInN8n(nodeParameters('review', schema, {}))).toEqual([NOT_REVIEWED_NAME, ...ids]);
 	});
 
+	it('its panel says Not Reviewed comes first in a notice below the list (n8n shows no hint under a resource mapper)', () => {
+		const reviewOnly = new DecisionService().description.properties.filter(
+			(property) =>
+				property.displayOptions?.show?.operation?.length === 1 &&
+				property.displayOptions.show.operation[0] === 'review',
+		);
+		const names = reviewOnly.map((property) => property.name);
+		const list = reviewOnly[names.indexOf('routes')];
+		const notice = reviewOnly[names.indexOf('routes') + 1];
+		expect(list.hint).toBeUndefined();
+		expect(notice.type).toBe('notice');
+		expect(notice.displayName).toMatch(/^Not Reviewed comes first, then one output per answer/);
+	});
+
 	it("Review's outputs do not depend on Decide's output mode", () => {
 		const schema = [key('billing'), ...fixed()];
 		const parameters = { ...nodeParameters('review', schema), outputMode: 'oneOutput' };

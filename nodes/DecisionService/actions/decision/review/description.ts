@@ -27,11 +27,12 @@ const properties: INodeProperties[] = [
 		default: '',
 	},
 	decisionLocator,
+	outputsListField,
 	{
-		...outputsListField,
-		hint: 'Not Reviewed comes first; then one output per answer, as on Decide.',
+		// A notice, not the list's hint: n8n shows no hint under a resource mapper.
+		...outputsListNotice,
+		displayName: `Not Reviewed comes first, then one output per answer, as on Decide. ${outputsListNotice.displayName}`,
 	},
-	outputsListNotice,
 	{
 		displayName: 'Time Limit',
 		name: 'timeLimit',
