@@ -25,25 +25,15 @@
  * Screenshots of the meaningful steps go to a temporary folder (printed when a step fails), or to
  * docs/screenshots/ with UPDATE_SCREENSHOTS=1, so that `npm test` never rewrites tracked files.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-	chromium,
-	selectors,
-	type Browser,
-	type BrowserContext,
-	type Locator,
-	type Page,
-} from 'playwright-core';
-import { ensureChromium } from '../../harness/chromium';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
 	CREDENTIAL_ID,
 	CREDENTIAL_NAME,
 	NODE_TYPE,
 	exampleWorkflows,
-	OWNER,
 	freePort,
 	packTarball,
 	prepareN8n,
@@ -52,13 +42,20 @@ import {
 	startN8n,
 	type N8nInstance,
 } from '../../harness/n8n-env';
+import {
+	Editor,
+	UI_TIMEOUT,
+	eventually,
+	launchChromium,
+	openEditorPage,
+	screenshotDir,
+	stepsOn,
+} from '../../harness/n8n-editor';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
 import { TICKET_ROUTING_OUTPUTS } from '../support/outputs';
 
 jest.setTimeout(600_000);
 
-/** Longest wait for one thing to appear in the page (a 2-core machine running other suites). */
-const UI_TIMEOUT = 45_000;
 const WORKFLOW_NAME = 'Decision Service editor test';
 const NODE_NAME = 'Decide';
 const ROUTE_OUTPUTS = TICKET_ROUTING_OUTPUTS;
@@ -91,151 +88,18 @@ const TICKETS = [
 	{ subject: 'hello', body: 'hello', customer_email: 'kim@example.com', plan: 'free' },
 ];
 
-const screenshotDir =
-	process.env.UPDATE_SCREENSHOTS === '1'
-		? join(projectRoot, 'docs', 'screenshots')
-		: join(tmpdir(), 'decision-service-ui-screenshots');
-
 let sb: TestSandbox | undefined;
 let work: string | undefined;
 let n8n: N8nInstance | undefined;
 let browser: Browser | undefined;
 let context: BrowserContext | undefined;
 let page: Page;
+let ui: Editor;
 let workflowId: string;
 let findWorkflowId: string;
 const n8nLog: string[] = [];
-const pageErrors: string[] = [];
-let failed = false;
-
-/** A port whose neighbour is free too: startN8n gives port + 1 to n8n's task broker. */
-async function freePortPair(): Promise<number> {
-	const isFree = (port: number) =>
-		new Promise<boolean>((resolveFree) => {
-			const probe = createServer();
-			probe.once('error', () => resolveFree(false));
-			probe.listen(port, '127.0.0.1', () => probe.close(() => resolveFree(true)));
-		});
-	for (let attempt = 0; attempt < 20; attempt++) {
-		const port = await freePort();
-		if (port < 65535 && (await isFree(port + 1))) return port;
-	}
-	throw new Error('no two neighbouring free ports on 127.0.0.1');
-}
-
-/** Polls `read` until `check` passes (jest assertions inside), then fails with the last assertion error. */
-async function eventually<T>(
-	read: () => Promise<T>,
-	check: (value: T) => void,
-	timeoutMs = UI_TIMEOUT,
-): Promise<T> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		let value: T | undefined;
-		try {
-			value = await read();
-			check(value);
-			return value;
-		} catch (error) {
-			if (Date.now() > deadline) throw error;
-		}
-		await page.waitForTimeout(250);
-	}
-}
-
-async function screenshot(name: string): Promise<void> {
-	mkdirSync(screenshotDir, { recursive: true });
-	// Off the button just clicked, whose hover state hides its label.
-	await page.mouse.move(720, 897);
-	await page.screenshot({ path: join(screenshotDir, `${name}.png`), animations: 'disabled' });
-}
-
-/** Each step runs only when every earlier one passed: a broken page would only add timeouts. */
-function step(name: string, body: () => Promise<void>): void {
-	it(name, async () => {
-		if (failed) throw new Error('skipped: an earlier step failed');
-		try {
-			await body();
-		} catch (error) {
-			failed = true;
-			mkdirSync(screenshotDir, { recursive: true });
-			await page
-				?.screenshot({
-					path: join(screenshotDir, `failed-${name.replace(/\W+/g, '-').slice(0, 60)}.png`),
-				})
-				.catch(() => undefined);
-			throw error;
-		}
-	});
-}
-
-const canvasNode = (name: string) =>
-	page.locator(`[data-test-id="canvas-node"][data-node-name="${name}"]`);
-const outputHandles = (name: string) =>
-	page.locator(`[data-test-id="canvas-node-output-handle"][data-node-name="${name}"]`);
-const ndv = () => page.getByTestId('ndv');
-
-/** Each output handle of a node on the canvas: its label and the item count n8n shows beside it. */
-async function outputsOnCanvas(name: string): Promise<Array<{ label: string; items?: string }>> {
-	const texts = await outputHandles(name).allInnerTexts();
-	return texts.map((text) => {
-		const [label = '', ...rest] = text
-			.split('\n')
-			.map((line) => line.trim())
-			.filter(Boolean);
-		const items = rest.find((line) => /^\d+ items?$/.test(line));
-		return items ? { label, items } : { label };
-	});
-}
-
-/** The rows of the open node's Outputs list, in order. */
-async function outputRows(): Promise<string[]> {
-	const texts = await ndv()
-		.getByTestId('mapping-fields-container')
-		.last()
-		.locator('label[for^="value["]')
-		.allInnerTexts();
-	return texts.map((text) => text.split('\n')[0].trim());
-}
-
-/** The option a select (n8n's element-plus combobox) shows as chosen. */
-const selectedOption = (select: Locator) =>
-	select.locator('input[role="combobox"]').first().inputValue();
-
-async function chooseOption(parameter: string, option: string): Promise<void> {
-	await ndv().getByTestId(`parameter-input-${parameter}`).click();
-	// An option's accessible name is its label followed by its description.
-	await page.getByRole('option', { name: new RegExp(`^${option}`) }).click();
-	await eventually(
-		() => selectedOption(ndv().getByTestId(`parameter-input-${parameter}`)),
-		(value) => expect(value).toBe(option),
-	);
-}
-
-async function openNode(name: string): Promise<void> {
-	await canvasNode(name).dblclick();
-	await ndv().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-}
-
-/**
- * Drags the parameters panel's left edge over the (empty) input panel, for readable screenshots:
- * at n8n's default width a field label as long as "customer_email (personal data)" is cut.
- * Cosmetic only: nothing is asserted on the width.
- */
-async function widenParameters(pixels: number): Promise<void> {
-	const handle = ndv().locator('[data-test-id="resize-handle"][class*="_left_"]:visible').first();
-	const box = (await handle.count()) ? await handle.boundingBox() : null;
-	if (!box) return;
-	await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-	await page.mouse.down();
-	await page.mouse.move(box.x - pixels, box.y + box.height / 2, { steps: 10 });
-	await page.mouse.up();
-}
-
-async function closeNode(): Promise<void> {
-	await page.getByTestId('ndv-close-button').click();
-	await ndv().waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
-}
+let pageErrors: string[] = [];
+const { step, failed, fail } = stepsOn(() => page);
 
 const FIND_WORKFLOW_NAME = 'Decision Service panel search test';
 /** What a new user types in n8n's node panel to find the node (the README's words). */
@@ -344,13 +208,14 @@ beforeAll(async () => {
 	try {
 		await setUp();
 	} catch (error) {
-		failed = true;
+		fail();
 		throw error;
 	}
 });
 
 async function setUp(): Promise<void> {
-	const executablePath = ensureChromium();
+	// First: a missing browser fails before n8n is started.
+	browser = await launchChromium();
 	sb = await startTestSandbox();
 	work = mkdtempSync(join(tmpdir(), 'decision-service-ui-'));
 	const tarball = packTarball(join(work, 'pack'));
@@ -359,7 +224,7 @@ async function setUp(): Promise<void> {
 		tarball,
 		sandboxBaseUrl: sb.baseUrl,
 		apiKey: DEMO_KEYS.pro,
-		port: await freePortPair(),
+		port: await freePort(),
 		workflowsDir: join(projectRoot, 'examples'),
 	});
 	n8n = await startN8n(prepared, {
@@ -369,49 +234,12 @@ async function setUp(): Promise<void> {
 		},
 	});
 	workflowId = await createWorkflow(n8n.url);
-
-	selectors.setTestIdAttribute('data-test-id');
-	browser = await chromium.launch({
-		executablePath,
-		headless: true,
-		args: [
-			'--no-sandbox',
-			'--disable-gpu',
-			'--disable-background-networking',
-			'--disable-component-update',
-			'--disable-sync',
-			'--no-first-run',
-			'--disable-quic',
-		],
-	});
-	context = await browser.newContext({
-		viewport: { width: 1440, height: 900 },
-		locale: 'en-US',
-		timezoneId: 'UTC',
-	});
-	page = await context.newPage();
-	page.setDefaultTimeout(UI_TIMEOUT);
-	page.on('pageerror', (error) => pageErrors.push(error.message));
-	// First-run modals, surveys and "what's new" dialogs may open at any time: close them before
-	// any action they would cover. (The NDV is a native <dialog>, never matched here.)
-	await page.addLocatorHandler(
-		page
-			.locator(
-				'[data-test-id="nps-survey-modal"]:visible, [data-test-id="whats-new-modal"]:visible, .el-overlay-dialog .el-dialog:visible',
-			)
-			.first(),
-		async (overlay) => {
-			const close = overlay
-				.locator('.el-dialog__headerbtn, [data-test-id="close-button"], [aria-label="Close"]')
-				.first();
-			if (await close.isVisible()) await close.click();
-			else await page.keyboard.press('Escape');
-		},
-	);
+	({ context, page, pageErrors } = await openEditorPage(browser));
+	ui = new Editor(page);
 }
 
 afterAll(async () => {
-	if (failed) {
+	if (failed()) {
 		console.log(
 			`Editor test failed. Screenshots: ${screenshotDir}\nPage errors:\n${pageErrors.join('\n') || '(none)'}\nLast n8n output:\n${n8nLog.join('').slice(-6000)}`,
 		);
@@ -425,11 +253,7 @@ afterAll(async () => {
 
 describe('the Decision Service node in the n8n editor (real browser)', () => {
 	step('signs in as the owner', async () => {
-		await page.goto(`${n8n!.url}/signin`);
-		await page.getByTestId('emailOrLdapLoginId').locator('input').fill(OWNER.email);
-		await page.getByTestId('password').locator('input').fill(OWNER.password);
-		await page.getByTestId('form-submit-button').click();
-		await page.waitForURL((url) => !url.pathname.startsWith('/signin'), { timeout: UI_TIMEOUT });
+		await ui.signIn(n8n!.url);
 		// The owner's workflow list shows the workflow the test created as the owner.
 		await page.getByText(WORKFLOW_NAME, { exact: true }).first().waitFor({ timeout: UI_TIMEOUT });
 		expect(new URL(page.url()).pathname).not.toMatch(/signin|setup/);
@@ -439,10 +263,10 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 		'finds the node from the + after a node, under the words users type, and adds it',
 		async () => {
 			await page.goto(`${n8n!.url}/workflow/${findWorkflowId}`);
-			await canvasNode('Start').waitFor({ timeout: UI_TIMEOUT });
+			await ui.canvasNode('Start').waitFor({ timeout: UI_TIMEOUT });
 			// The + at the end of the trigger's output: the usual way to add a step.
-			await canvasNode('Start').hover();
-			await outputHandles('Start').getByTestId('canvas-handle-plus').click();
+			await ui.canvasNode('Start').hover();
+			await ui.outputHandles('Start').getByTestId('canvas-handle-plus').click();
 			const creator = page.getByTestId('node-creator');
 			await creator.waitFor({ timeout: UI_TIMEOUT });
 			const search = page.getByTestId('node-creator-search-bar');
@@ -455,7 +279,7 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 				expect(await creator.getByTestId('node-creator-no-results').count()).toBe(0);
 			}
 			await search.fill('decision');
-			await screenshot('00-find-the-node');
+			await ui.screenshot('00-find-the-node');
 			await creator
 				.getByTestId('node-creator-item-name')
 				.filter({ hasText: /^Decision Service$/ })
@@ -466,14 +290,14 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 			await decide.waitFor({ timeout: UI_TIMEOUT });
 			await decide.click();
 			// Added after the trigger, opened, with the only credential of its type already chosen.
-			await ndv().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+			await ui.ndv().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
 			await eventually(
-				() => selectedOption(ndv().getByTestId('node-credentials-select')),
+				() => ui.selectedOption(ui.ndv().getByTestId('node-credentials-select')),
 				(value) => expect(value).toBe(CREDENTIAL_NAME),
 			);
-			await closeNode();
+			await ui.closeNode();
 			// n8n names a node added from an action after the action.
-			await canvasNode('Decide on an item').waitFor({ timeout: UI_TIMEOUT });
+			await ui.canvasNode('Decide on an item').waitFor({ timeout: UI_TIMEOUT });
 		},
 	);
 
@@ -495,7 +319,7 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 	});
 
 	step("finds the tool variant from an AI Agent's Tool slot", async () => {
-		await canvasNode('AI Agent').hover();
+		await ui.canvasNode('AI Agent').hover();
 		// The agent's input handles for sub-nodes carry a + each; the Tool one is labelled "Tool".
 		const toolHandle = page
 			.locator('[data-test-id="canvas-node-input-handle"][data-node-name="AI Agent"]')
@@ -509,26 +333,26 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 			() => creator.getByTestId('node-creator-item-name').allInnerTexts(),
 			(names) => expect(names.map((name) => name.trim())).toContain('Decision Service Tool'),
 		);
-		await screenshot('00-find-the-tool');
+		await ui.screenshot('00-find-the-tool');
 		await creator
 			.getByTestId('node-creator-item-name')
 			.filter({ hasText: /^Decision Service Tool$/ })
 			.first()
 			.click();
-		await ndv().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+		await ui.ndv().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
 		// Pre-set for an agent: the model writes the text, nothing to fill in but the decision.
 		await eventually(
-			() => selectedOption(ndv().getByTestId('parameter-input-inputMode')),
+			() => ui.selectedOption(ui.ndv().getByTestId('parameter-input-inputMode')),
 			(value) => expect(value).toBe('Text'),
 		);
-		expect(await ndv().getByTestId('parameter-input-text').innerText()).toMatch(/\$fromAI/);
-		await closeNode();
+		expect(await ui.ndv().getByTestId('parameter-input-text').innerText()).toMatch(/\$fromAI/);
+		await ui.closeNode();
 		// A fourth node on the canvas: the tool, attached to the agent.
 		await eventually(
 			() => page.getByTestId('canvas-node').count(),
 			(count) => expect(count).toBe(4),
 		);
-		await screenshot('00-tool-added');
+		await ui.screenshot('00-tool-added');
 		// Saved, so leaving for the next workflow asks nothing.
 		const saved = page.waitForResponse(
 			(response) =>
@@ -549,12 +373,15 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 			);
 			if (!decide) continue;
 			await page.goto(`${n8n!.url}/workflow/${example.id}`);
-			await openNode(decide.name);
+			await ui.openNode(decide.name);
 			// The list loaded from the decision, its rows shown…
-			await eventually(outputRows, (rows) => expect(rows).toContain('Uncertain'));
+			await eventually(
+				() => ui.outputRows(),
+				(rows) => expect(rows).toContain('Uncertain'),
+			);
 			// …and no stale-data triangle ("Outputs are outdated. Refresh to see the changes").
-			expect(await ndv().locator('[class*="staleDataWarning"]').count()).toBe(0);
-			await closeNode();
+			expect(await ui.ndv().locator('[class*="staleDataWarning"]').count()).toBe(0);
+			await ui.closeNode();
 		}
 	});
 
@@ -562,7 +389,7 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 		'opens the workflow: the node has only the fixed outputs before a decision is picked',
 		async () => {
 			await page.goto(`${n8n!.url}/workflow/${workflowId}`);
-			await canvasNode(NODE_NAME).waitFor({ timeout: UI_TIMEOUT });
+			await ui.canvasNode(NODE_NAME).waitFor({ timeout: UI_TIMEOUT });
 			const names: Array<string | null> = [];
 			for (const node of await page.getByTestId('canvas-node').all())
 				names.push(await node.getAttribute('data-node-name'));
@@ -570,7 +397,7 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 				expect.arrayContaining(['Start', 'Tickets', 'One item each', NODE_NAME]),
 			);
 			await eventually(
-				() => outputsOnCanvas(NODE_NAME),
+				() => ui.outputsOnCanvas(NODE_NAME),
 				(outputs) =>
 					expect(outputs.map((output) => output.label)).toEqual([
 						'Uncertain',
@@ -582,23 +409,23 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 	);
 
 	step('searches the Decision list and picks ticket-routing', async () => {
-		await openNode(NODE_NAME);
+		await ui.openNode(NODE_NAME);
 		// Nothing red before the user did anything: a neutral notice says what to pick first.
 		await eventually(
-			() => ndv().getByTestId('empty-fields-notice').allInnerTexts(),
+			() => ui.ndv().getByTestId('empty-fields-notice').allInnerTexts(),
 			(texts) => expect(texts.join(' ')).toMatch(/Pick a decision above/),
 		);
-		expect(await ndv().getByText('Pick a decision to load its context fields').count()).toBe(0);
-		expect(await ndv().getByText('Pick a decision first').count()).toBe(0);
-		await screenshot('00-before-a-decision-is-picked');
+		expect(await ui.ndv().getByText('Pick a decision to load its context fields').count()).toBe(0);
+		expect(await ui.ndv().getByText('Pick a decision first').count()).toBe(0);
+		await ui.screenshot('00-before-a-decision-is-picked');
 		// The credential of the sandbox is attached to the node.
 		await eventually(
-			() => selectedOption(ndv().getByTestId('node-credentials-select')),
+			() => ui.selectedOption(ui.ndv().getByTestId('node-credentials-select')),
 			(value) => expect(value).toBe(CREDENTIAL_NAME),
 		);
 
-		await widenParameters(200);
-		const locator = ndv().getByTestId('resource-locator-decision');
+		await ui.widenParameters(200);
+		const locator = ui.ndv().getByTestId('resource-locator-decision');
 		await locator.getByTestId('rlc-input-container').click();
 		const items = page.getByTestId('rlc-item');
 		// Opened: the account's three demo decisions, loaded from the sandbox by searchDecisions.
@@ -617,7 +444,7 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 			() => items.allInnerTexts(),
 			(texts) => expect(texts.map((text) => text.trim())).toEqual(['Ticket routing (route)']),
 		);
-		await screenshot('01-decision-picker');
+		await ui.screenshot('01-decision-picker');
 
 		await items.filter({ hasText: 'Ticket routing (route)' }).click();
 		await eventually(
@@ -629,7 +456,7 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 	step(
 		"shows the decision's context fields in the input form, the personal-data one labelled",
 		async () => {
-			const inputFields = ndv().getByTestId('mapping-fields-container').first();
+			const inputFields = ui.ndv().getByTestId('mapping-fields-container').first();
 			const labels = async () =>
 				(await inputFields.locator('label[for^="value["]').allInnerTexts()).map((text) =>
 					text.split('\n')[0].trim(),
@@ -641,7 +468,7 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 				expect(await inputFields.getByTestId(`parameter-input-${field}`).isVisible()).toBe(true);
 			}
 			await inputFields.scrollIntoViewIfNeeded();
-			await screenshot('02-input-fields');
+			await ui.screenshot('02-input-fields');
 		},
 	);
 
@@ -649,33 +476,36 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 		'routes to one output per option on the canvas (switching Output back and forth)',
 		async () => {
 			// The choice that removes wires says so before it is made.
-			await ndv().getByTestId('parameter-input-outputMode').click();
+			await ui.ndv().getByTestId('parameter-input-outputMode').click();
 			await eventually(
 				() => page.getByRole('option', { name: /^Single Output/ }).innerText(),
 				(text) => expect(text).toMatch(/removes the other outputs/),
 			);
 			await page.keyboard.press('Escape');
-			await chooseOption('outputMode', 'Single Output');
+			await ui.chooseOption('outputMode', 'Single Output');
 			await eventually(
-				() => outputHandles(NODE_NAME).count(),
+				() => ui.outputHandles(NODE_NAME).count(),
 				(count) => expect(count).toBe(1),
 			);
 
-			await chooseOption('outputMode', 'Route to Outputs');
+			await ui.chooseOption('outputMode', 'Route to Outputs');
 			// The Outputs list is loaded from the decision: one row per output, each can be renamed.
-			await eventually(outputRows, (rows) => expect(rows).toEqual(ROUTE_OUTPUTS));
-			await closeNode();
 			await eventually(
-				() => outputsOnCanvas(NODE_NAME),
+				() => ui.outputRows(),
+				(rows) => expect(rows).toEqual(ROUTE_OUTPUTS),
+			);
+			await ui.closeNode();
+			await eventually(
+				() => ui.outputsOnCanvas(NODE_NAME),
 				(outputs) => expect(outputs.map((output) => output.label)).toEqual(ROUTE_OUTPUTS),
 			);
 			for (const label of ROUTE_OUTPUTS) {
-				expect(await outputHandles(NODE_NAME).filter({ hasText: label }).first().isVisible()).toBe(
-					true,
-				);
+				expect(
+					await ui.outputHandles(NODE_NAME).filter({ hasText: label }).first().isVisible(),
+				).toBe(true);
 			}
 			await page.getByTestId('zoom-to-fit').click();
-			await screenshot('03-outputs-on-canvas');
+			await ui.screenshot('03-outputs-on-canvas');
 		},
 	);
 
@@ -683,17 +513,17 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 		'runs the workflow: each ticket arrives on the output of its team, the vague one on Pending Review',
 		async () => {
 			// Map Automatically: the tickets' fields have the names of the decision's fields.
-			await openNode(NODE_NAME);
-			await ndv().getByTestId('mapping-mode-select').locator('input[role="combobox"]').click();
+			await ui.openNode(NODE_NAME);
+			await ui.ndv().getByTestId('mapping-mode-select').locator('input[role="combobox"]').click();
 			await page.getByRole('option', { name: /^Map Automatically/ }).click();
 			await eventually(
-				() => selectedOption(ndv().getByTestId('mapping-mode-select')),
+				() => ui.selectedOption(ui.ndv().getByTestId('mapping-mode-select')),
 				(value) => expect(value).toBe('Map Automatically'),
 			);
-			await closeNode();
+			await ui.closeNode();
 
 			await page.getByTestId('execute-workflow-button').click();
-			const succeeded = canvasNode(NODE_NAME).getByTestId('canvas-node-status-success');
+			const succeeded = ui.canvasNode(NODE_NAME).getByTestId('canvas-node-status-success');
 			const error = page
 				.locator('.el-notification--error, [data-test-id="canvas-node-status-error"]')
 				.first();
@@ -702,7 +532,7 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 				throw new Error(`the run failed in the editor: ${await error.innerText()}`);
 
 			await eventually(
-				() => outputsOnCanvas(NODE_NAME),
+				() => ui.outputsOnCanvas(NODE_NAME),
 				(outputs) =>
 					expect(outputs).toEqual([
 						{ label: 'billing', items: '1 item' },
@@ -717,13 +547,13 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 			);
 			// The five tickets reached the node.
 			expect(await page.getByTestId('edge-label').allInnerTexts()).toContain('5 items');
-			await screenshot('04-run-result');
+			await ui.screenshot('04-run-result');
 		},
 	);
 
 	step("shows the routed tickets on the node's output branches", async () => {
-		await openNode(NODE_NAME);
-		const output = ndv().getByTestId('output-panel');
+		await ui.openNode(NODE_NAME);
+		const output = ui.ndv().getByTestId('output-panel');
 		const branches = [
 			'Billing Branch (1 item)',
 			'Technical Branch (1 item)',
@@ -768,16 +598,16 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 					);
 				},
 			);
-			if (index === '0') await screenshot('05-run-output-billing');
+			if (index === '0') await ui.screenshot('05-run-output-billing');
 		}
 	});
 
 	step(
 		'shows "Decide: ticket-routing" under the node, and a refresh after an option was added on the service keeps every output in place',
 		async () => {
-			await closeNode();
+			await ui.closeNode();
 			await eventually(
-				() => canvasNode(NODE_NAME).innerText(),
+				() => ui.canvasNode(NODE_NAME).innerText(),
 				(text) => expect(text).toContain('Decide: ticket-routing'),
 			);
 			await sb!.control('POST', '/decisions/ticket-routing/versions', {
@@ -793,21 +623,24 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 					'account',
 				],
 			});
-			await openNode(NODE_NAME);
+			await ui.openNode(NODE_NAME);
 			// The editor's own refresh: the Outputs list's options menu, "Refresh Output List".
-			const outputsList = ndv().getByTestId('mapping-fields-container').last();
+			const outputsList = ui.ndv().getByTestId('mapping-fields-container').last();
 			await outputsList.hover();
 			await outputsList.getByTestId('action-toggle').first().click();
 			await page.getByText('Refresh Output List', { exact: true }).click();
 			const refreshed = [...ROUTE_OUTPUTS, 'Error (kept in place)', 'legal'];
-			await eventually(outputRows, (rows) => expect(rows).toEqual(refreshed));
-			await closeNode();
 			await eventually(
-				() => outputsOnCanvas(NODE_NAME),
+				() => ui.outputRows(),
+				(rows) => expect(rows).toEqual(refreshed),
+			);
+			await ui.closeNode();
+			await eventually(
+				() => ui.outputsOnCanvas(NODE_NAME),
 				(outputs) => expect(outputs.map((output) => output.label)).toEqual(refreshed),
 			);
 			await page.getByTestId('zoom-to-fit').click();
-			await screenshot('06-outputs-after-refresh');
+			await ui.screenshot('06-outputs-after-refresh');
 		},
 	);
 });

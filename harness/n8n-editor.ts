@@ -1,0 +1,290 @@
+/**
+ * n8n's editor in Chromium, as the UI tests drive it (test/ui): the browser (Debian's chromium,
+ * harness/chromium.ts), a page that closes n8n's first-run dialogs by itself, the steps of a test
+ * that run only while every earlier one passed, and what a user sees and does in the editor: the
+ * nodes on the canvas and their output labels and item counts, the node's panel (NDV), its
+ * Outputs list, a select's chosen option. Screenshots go to a temporary folder, or to
+ * docs/screenshots/ with UPDATE_SCREENSHOTS=1, so that `npm test` never rewrites tracked files.
+ */
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+	chromium,
+	selectors,
+	type Browser,
+	type BrowserContext,
+	type Locator,
+	type Page,
+} from 'playwright-core';
+import { ensureChromium } from './chromium';
+import { OWNER, projectRoot } from './n8n-env';
+
+/** Longest wait for one thing to appear in the page (a 2-core machine running other suites). */
+export const UI_TIMEOUT = 45_000;
+
+export const screenshotDir =
+	process.env.UPDATE_SCREENSHOTS === '1'
+		? join(projectRoot, 'docs', 'screenshots')
+		: join(tmpdir(), 'decision-service-ui-screenshots');
+
+/** Polls `read` until `check` passes (jest assertions inside), then fails with the last assertion error. */
+export async function eventually<T>(
+	read: () => Promise<T>,
+	check: (value: T) => void,
+	timeoutMs = UI_TIMEOUT,
+): Promise<T> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		let value: T | undefined;
+		try {
+			value = await read();
+			check(value);
+			return value;
+		} catch (error) {
+			if (Date.now() > deadline) throw error;
+		}
+		await new Promise((resolveWait) => setTimeout(resolveWait, 250));
+	}
+}
+
+/** Debian's chromium, headless, with n8n's `data-test-id` as the test id attribute. */
+export async function launchChromium(): Promise<Browser> {
+	const executablePath = ensureChromium();
+	selectors.setTestIdAttribute('data-test-id');
+	return await chromium.launch({
+		executablePath,
+		headless: true,
+		args: [
+			'--no-sandbox',
+			'--disable-gpu',
+			'--disable-background-networking',
+			'--disable-component-update',
+			'--disable-sync',
+			'--no-first-run',
+			'--disable-quic',
+		],
+	});
+}
+
+/**
+ * A page for n8n's editor: its own context (English, UTC), the errors it throws collected in
+ * `pageErrors`, and n8n's first-run modals, surveys and "what's new" dialogs closed whenever they
+ * would cover an action (the NDV is a native <dialog>, never matched here).
+ */
+export async function openEditorPage(
+	browser: Browser,
+	viewport = { width: 1440, height: 900 },
+): Promise<{ context: BrowserContext; page: Page; pageErrors: string[] }> {
+	const context = await browser.newContext({ viewport, locale: 'en-US', timezoneId: 'UTC' });
+	const page = await context.newPage();
+	page.setDefaultTimeout(UI_TIMEOUT);
+	const pageErrors: string[] = [];
+	page.on('pageerror', (error) => pageErrors.push(error.message));
+	await page.addLocatorHandler(
+		page
+			.locator(
+				'[data-test-id="nps-survey-modal"]:visible, [data-test-id="whats-new-modal"]:visible, .el-overlay-dialog .el-dialog:visible',
+			)
+			.first(),
+		async (overlay) => {
+			const close = overlay
+				.locator('.el-dialog__headerbtn, [data-test-id="close-button"], [aria-label="Close"]')
+				.first();
+			if (await close.isVisible()) await close.click();
+			else await page.keyboard.press('Escape');
+		},
+	);
+	return { context, page, pageErrors };
+}
+
+/**
+ * The steps of a test file: each runs only when every earlier one passed (a broken page would only
+ * add timeouts); the first that fails leaves a screenshot of the page named after it.
+ */
+export function stepsOn(pageOf: () => Page | undefined) {
+	let failed = false;
+	return {
+		/** Whether a step (or the set-up, through `fail`) failed. */
+		failed: () => failed,
+		fail: () => {
+			failed = true;
+		},
+		step(name: string, body: () => Promise<void>): void {
+			it(name, async () => {
+				if (failed) throw new Error('skipped: an earlier step failed');
+				try {
+					await body();
+				} catch (error) {
+					failed = true;
+					mkdirSync(screenshotDir, { recursive: true });
+					await pageOf()
+						?.screenshot({
+							path: join(screenshotDir, `failed-${name.replace(/\W+/g, '-').slice(0, 60)}.png`),
+						})
+						.catch(() => undefined);
+					throw error;
+				}
+			});
+		},
+	};
+}
+
+type Box = { x: number; y: number; width: number; height: number };
+
+/** What a user sees and does in n8n's editor, on one page. */
+export class Editor {
+	constructor(readonly page: Page) {}
+
+	/** Signs in at /signin as the owner, through the form. */
+	async signIn(url: string): Promise<void> {
+		await this.page.goto(`${url}/signin`);
+		await this.page.getByTestId('emailOrLdapLoginId').locator('input').fill(OWNER.email);
+		await this.page.getByTestId('password').locator('input').fill(OWNER.password);
+		await this.page.getByTestId('form-submit-button').click();
+		await this.page.waitForURL((at) => !at.pathname.startsWith('/signin'), {
+			timeout: UI_TIMEOUT,
+		});
+	}
+
+	/** The page as it is, as `<name>.png` in the screenshot folder. */
+	async screenshot(name: string): Promise<void> {
+		mkdirSync(screenshotDir, { recursive: true });
+		// Off the canvas (onto the Logs bar), and off the button just clicked, whose hover state
+		// hides its label.
+		const size = this.page.viewportSize() ?? { width: 1440, height: 900 };
+		await this.page.mouse.move(size.width / 2, size.height - 3);
+		await this.page.screenshot({
+			path: join(screenshotDir, `${name}.png`),
+			animations: 'disabled',
+		});
+	}
+
+	canvasNode(name: string): Locator {
+		return this.page.locator(`[data-test-id="canvas-node"][data-node-name="${name}"]`);
+	}
+
+	outputHandles(name: string): Locator {
+		return this.page.locator(
+			`[data-test-id="canvas-node-output-handle"][data-node-name="${name}"]`,
+		);
+	}
+
+	ndv(): Locator {
+		return this.page.getByTestId('ndv');
+	}
+
+	/** Each output handle of a node on the canvas: its label and the item count n8n shows beside it. */
+	async outputsOnCanvas(name: string): Promise<Array<{ label: string; items?: string }>> {
+		const texts = await this.outputHandles(name).allInnerTexts();
+		return texts.map((text) => {
+			const [label = '', ...rest] = text
+				.split('\n')
+				.map((line) => line.trim())
+				.filter(Boolean);
+			const items = rest.find((line) => /^\d+ items?$/.test(line));
+			return items ? { label, items } : { label };
+		});
+	}
+
+	/** The rows of the open node's Outputs list, in order. */
+	async outputRows(): Promise<string[]> {
+		const texts = await this.ndv()
+			.getByTestId('mapping-fields-container')
+			.last()
+			.locator('label[for^="value["]')
+			.allInnerTexts();
+		return texts.map((text) => text.split('\n')[0].trim());
+	}
+
+	/** The option a select (n8n's element-plus combobox) shows as chosen. */
+	selectedOption(select: Locator): Promise<string> {
+		return select.locator('input[role="combobox"]').first().inputValue();
+	}
+
+	async chooseOption(parameter: string, option: string): Promise<void> {
+		await this.ndv().getByTestId(`parameter-input-${parameter}`).click();
+		// An option's accessible name is its label followed by its description.
+		await this.page.getByRole('option', { name: new RegExp(`^${option}`) }).click();
+		await eventually(
+			() => this.selectedOption(this.ndv().getByTestId(`parameter-input-${parameter}`)),
+			(value) => expect(value).toBe(option),
+		);
+	}
+
+	async openNode(name: string): Promise<void> {
+		await this.canvasNode(name).dblclick();
+		await this.ndv().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+	}
+
+	async closeNode(): Promise<void> {
+		await this.page.getByTestId('ndv-close-button').click();
+		await this.ndv().waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
+	}
+
+	/**
+	 * Drags the parameters panel's left edge over the (empty) input panel, for readable screenshots:
+	 * at n8n's default width a field label as long as "customer_email (personal data)" is cut.
+	 * Cosmetic only: nothing is asserted on the width.
+	 */
+	async widenParameters(pixels: number): Promise<void> {
+		const handle = this.ndv()
+			.locator('[data-test-id="resize-handle"][class*="_left_"]:visible')
+			.first();
+		const box = (await handle.count()) ? await handle.boundingBox() : null;
+		if (!box) return;
+		await this.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+		await this.page.mouse.down();
+		await this.page.mouse.move(box.x - pixels, box.y + box.height / 2, { steps: 10 });
+		await this.page.mouse.up();
+	}
+
+	/**
+	 * Zooms and pans the canvas as a user does (Ctrl + wheel, a middle-button drag) until these nodes
+	 * and their output labels fill it, centred: for a readable screenshot of part of a large
+	 * workflow. Cosmetic only, in a few bounded moves; nothing is asserted on the result.
+	 */
+	async frameNodes(names: string[]): Promise<void> {
+		await this.page.getByTestId('zoom-to-fit').click();
+		const canvas = await this.page.locator('.vue-flow').first().boundingBox();
+		if (!canvas) return;
+		const unionOf = async (): Promise<Box | undefined> => {
+			const boxes: Box[] = [];
+			for (const name of names)
+				for (const part of [this.canvasNode(name), this.outputHandles(name)])
+					for (const each of await part.all()) {
+						const box = await each.boundingBox();
+						if (box) boxes.push(box);
+					}
+			if (!boxes.length) return undefined;
+			const left = Math.min(...boxes.map((box) => box.x));
+			const top = Math.min(...boxes.map((box) => box.y));
+			const right = Math.max(...boxes.map((box) => box.x + box.width));
+			const bottom = Math.max(...boxes.map((box) => box.y + box.height));
+			return { x: left, y: top, width: right - left, height: bottom - top };
+		};
+		const centre = { x: canvas.x + canvas.width / 2, y: canvas.y + canvas.height / 2 - 20 };
+		for (let move = 0; move < 6; move++) {
+			await this.page.waitForTimeout(400);
+			const box = await unionOf();
+			if (!box) return;
+			// Room for node names under the nodes, the canvas buttons and the Execute button.
+			const factor = Math.min((canvas.width - 160) / box.width, (canvas.height - 170) / box.height);
+			const at = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+			if (Math.abs(factor - 1) >= 0.03) {
+				// n8n's canvas zooms by 2^(-deltaY / 500) per Ctrl + wheel.
+				await this.page.mouse.move(at.x, at.y);
+				await this.page.keyboard.down('Control');
+				await this.page.mouse.wheel(0, -500 * Math.log2(factor));
+				await this.page.keyboard.up('Control');
+			} else if (Math.abs(at.x - centre.x) > 8 || Math.abs(at.y - centre.y) > 8) {
+				await this.page.mouse.move(at.x, at.y);
+				await this.page.mouse.down({ button: 'middle' });
+				await this.page.mouse.move(centre.x, centre.y, { steps: 8 });
+				await this.page.mouse.up({ button: 'middle' });
+			} else break;
+		}
+		// Off every wire and node, so that no hover state is left in the picture.
+		await this.page.mouse.move(canvas.x + 8, canvas.y + 8);
+	}
+}
