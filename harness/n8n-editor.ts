@@ -48,6 +48,12 @@ export async function eventually<T>(
 	}
 }
 
+/** The page as it is, as `<name>.png` in the screenshot folder. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+	mkdirSync(screenshotDir, { recursive: true });
+	await page.screenshot({ path: join(screenshotDir, `${name}.png`), animations: 'disabled' });
+}
+
 /** Debian's chromium, headless, with n8n's `data-test-id` as the test id attribute. */
 export async function launchChromium(): Promise<Browser> {
 	const executablePath = ensureChromium();
@@ -147,17 +153,13 @@ export class Editor {
 		});
 	}
 
-	/** The page as it is, as `<name>.png` in the screenshot folder. */
+	/** The editor as it is, as `<name>.png` in the screenshot folder. */
 	async screenshot(name: string): Promise<void> {
-		mkdirSync(screenshotDir, { recursive: true });
 		// Off the canvas (onto the Logs bar), and off the button just clicked, whose hover state
 		// hides its label.
 		const size = this.page.viewportSize() ?? { width: 1440, height: 900 };
 		await this.page.mouse.move(size.width / 2, size.height - 3);
-		await this.page.screenshot({
-			path: join(screenshotDir, `${name}.png`),
-			animations: 'disabled',
-		});
+		await screenshot(this.page, name);
 	}
 
 	canvasNode(name: string): Locator {
@@ -168,6 +170,14 @@ export class Editor {
 		return this.page.locator(
 			`[data-test-id="canvas-node-output-handle"][data-node-name="${name}"]`,
 		);
+	}
+
+	/** The label n8n shows on the wire between two nodes: the item count of the last run, or ''. */
+	async edgeLabel(source: string, target: string): Promise<string> {
+		const label = this.page.locator(
+			`[data-test-id="edge-label"][data-source-node-name="${source}"][data-target-node-name="${target}"]`,
+		);
+		return (await label.innerText()).trim();
 	}
 
 	ndv(): Locator {
@@ -284,7 +294,9 @@ export class Editor {
 				await this.page.mouse.up({ button: 'middle' });
 			} else break;
 		}
-		// Off every wire and node, so that no hover state is left in the picture.
+		// Off every wire and node in one jump, then past the delay after which n8n hides a wire's
+		// buttons (+ and delete), so that no hover state is left in the picture.
 		await this.page.mouse.move(canvas.x + 8, canvas.y + 8);
+		await this.page.waitForTimeout(1500);
 	}
 }

@@ -1,0 +1,526 @@
+/**
+ * Review in n8n's editor and on its page, in a real browser (Debian's chromium driven by
+ * playwright-core), as a user and a reviewer meet them.
+ *
+ * Real n8n (the pinned 2.x) with this package installed from its packed tarball, the sandbox
+ * credential (Pro key) and the example workflows imported. In the editor the owner:
+ *
+ *  1. opens the example "ticket routing with a review by a person" and, from the + after one of
+ *     its nodes, finds the operation: "review" in n8n's node panel lists the node, whose actions
+ *     include "Wait for a person to review items" (nothing is added);
+ *  2. sees the Review node's outputs, Not Reviewed first, then the teams; runs the example with
+ *     the workflow's Execute button: the message for reviewers is written, then the execution
+ *     waits on the Review node.
+ *
+ * A reviewer, with no n8n account (a browser context of their own), opens the link the message
+ * holds (read back through n8n's REST API): at desktop width, then on a phone (no sideways
+ * scrolling, the personal-data field shows no e-mail address); picks a team for three tickets
+ * (a tap on the answer's row), writes a note, sends. The execution finishes with each picked ticket
+ * on its team's node and the others on the team lead's; each pick sent one feedback.
+ *
+ * Back in the editor, the canvas shows the finished loop with its item counts, and the Review
+ * node's panel its notice about `$execution.resumeUrl`, the decision, the outputs, the time limit.
+ *
+ * Screenshots: review-on-canvas, review-node, review-page, review-page-phone, review-done (kept in
+ * docs/screenshots/, the first and the phone's in the README), and review-find-the-action and
+ * review-waiting-on-canvas (not kept: while it waits, n8n shows every item on Not Reviewed, where
+ * they would go if the time limit passed); in a temporary folder, or docs/screenshots/ with
+ * UPDATE_SCREENSHOTS=1 (harness/n8n-editor.ts).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import {
+	Editor,
+	UI_TIMEOUT,
+	eventually,
+	launchChromium,
+	openEditorPage,
+	screenshot,
+	screenshotDir,
+	stepsOn,
+} from '../../harness/n8n-editor';
+import {
+	NODE_TYPE,
+	freePort,
+	outputNamesOf,
+	packTarball,
+	prepareN8n,
+	projectRoot,
+	startN8n,
+	type N8nInstance,
+} from '../../harness/n8n-env';
+import {
+	listExecutions,
+	ownerSession,
+	readExample,
+	waitForExecution,
+	type Execution,
+	type OwnerSession,
+} from '../../harness/n8n-executions';
+import { n8nMajor, n8nVersion } from '../../harness/n8n-install';
+import {
+	MESSAGE_NODE,
+	NOT_REVIEWED,
+	REVIEW_EXAMPLE,
+	waitingLinkIn,
+	whereItemsEnded,
+} from '../../harness/n8n-review';
+import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
+import type { SandboxExchange } from '../../sandbox/server';
+import { feedbackPosts, runIdOfPost, runIdsBySubject } from '../support/review';
+
+jest.setTimeout(600_000);
+
+const example = readExample(REVIEW_EXAMPLE);
+const ours = example.nodes.filter((node) => node.type === NODE_TYPE);
+const DECIDE = ours.find((node) => node.parameters.operation === 'decide')!.name;
+const reviewNode = ours.find((node) => node.parameters.operation === 'review')!;
+const REVIEW = reviewNode.name;
+/** What the canvas shows on the Review node: Not Reviewed, then Decide's answers. */
+const REVIEW_OUTPUTS = [NOT_REVIEWED, 'billing', 'technical', 'sales', 'account'];
+/** The node an output of the Review node is wired to. */
+const targetOf = (output: string) =>
+	example.connections[REVIEW].main[outputNamesOf(reviewNode.parameters).indexOf(output)][0].node;
+/** The example's sample tickets (its Set node's JSON): their e-mail addresses must stay hidden. */
+const SAMPLE_EMAILS = example.nodes.flatMap((node) =>
+	typeof node.parameters.jsonOutput === 'string'
+		? (JSON.parse(node.parameters.jsonOutput) as { tickets: Array<{ email: string }> }).tickets.map(
+				(ticket) => ticket.email,
+			)
+		: [],
+);
+/**
+ * What the reviewer does: a team for three doubtful tickets (one the machine's answer, two not, one
+ * with a note); the others (two tickets both called "Help please") are left for later.
+ */
+const PICKS = [
+	{ subject: 'About my money', answer: 'billing' },
+	{
+		subject: 'Problem',
+		answer: 'technical',
+		note: 'Nothing happens when they click: a bug, not a bill.',
+	},
+	{ subject: 'Next steps', answer: 'sales' },
+];
+const PHONE = { width: 360, height: 780 };
+
+let sb: TestSandbox | undefined;
+let work: string | undefined;
+let n8n: N8nInstance | undefined;
+let session: OwnerSession;
+let browser: Browser | undefined;
+let context: BrowserContext | undefined;
+let page: Page;
+let ui: Editor;
+let pageErrors: string[] = [];
+const reviewerContexts: BrowserContext[] = [];
+/** The page a step is on: the editor, or the reviewer's (for the screenshot of a failed step). */
+let current: () => Page | undefined = () => page;
+const n8nLog: string[] = [];
+const exchanges: SandboxExchange[] = [];
+const { step, failed, fail } = stepsOn(() => current());
+
+let executionId: string;
+let waiting: Execution;
+let link: string;
+/** Subjects of the tickets Decide sent to Pending Review (to the Review node), in order. */
+let doubtful: string[];
+
+/** A reviewer's browser: a context of its own, no n8n session. */
+async function reviewerPage(
+	viewport: { width: number; height: number },
+	phone = false,
+): Promise<Page> {
+	const reviewer = await browser!.newContext({
+		viewport,
+		locale: 'en-US',
+		timezoneId: 'UTC',
+		...(phone ? { isMobile: true, hasTouch: true, deviceScaleFactor: 1 } : {}),
+	});
+	reviewerContexts.push(reviewer);
+	const opened = await reviewer.newPage();
+	opened.setDefaultTimeout(UI_TIMEOUT);
+	current = () => opened;
+	return opened;
+}
+
+/** An item of the review page, found by its subject. */
+const itemOn = (reviewPage: Page, subject: string): Locator =>
+	reviewPage
+		.locator('section.item')
+		.filter({ has: reviewPage.locator('dd', { hasText: new RegExp(`^${subject}$`) }) });
+
+/** The value shown under each field named `name`, item by item. */
+const fieldValues = (reviewPage: Page, name: string) =>
+	reviewPage
+		.locator('.field')
+		.filter({ has: reviewPage.locator('dt', { hasText: new RegExp(`^${name}\\b`) }) })
+		.locator('dd')
+		.allInnerTexts();
+
+async function setUp(): Promise<void> {
+	// First: a missing browser fails before n8n is started.
+	browser = await launchChromium();
+	sb = await startTestSandbox({ onExchange: (exchange) => exchanges.push(exchange) });
+	work = mkdtempSync(join(tmpdir(), 'decision-service-ui-review-'));
+	const prepared = prepareN8n({
+		userFolder: join(work, 'user'),
+		tarball: packTarball(join(work, 'pack')),
+		sandboxBaseUrl: sb.baseUrl,
+		apiKey: DEMO_KEYS.pro,
+		port: await freePort(),
+		workflowsDir: join(projectRoot, 'examples'),
+	});
+	n8n = await startN8n(prepared, {
+		log: (chunk) => {
+			n8nLog.push(chunk);
+			if (n8nLog.length > 300) n8nLog.shift();
+		},
+	});
+	session = await ownerSession(n8n.url);
+	// Tall enough for the whole review loop on the canvas at a readable zoom.
+	({ context, page, pageErrors } = await openEditorPage(browser, { width: 1280, height: 960 }));
+	ui = new Editor(page);
+}
+
+afterAll(async () => {
+	if (failed()) {
+		console.log(
+			`Review UI test failed. Screenshots: ${screenshotDir}\nPage errors:\n${pageErrors.join('\n') || '(none)'}\nLast n8n output:\n${n8nLog.join('').slice(-6000)}`,
+		);
+	}
+	for (const reviewer of reviewerContexts) await reviewer.close().catch(() => undefined);
+	await context?.close().catch(() => undefined);
+	await browser?.close().catch(() => undefined);
+	await n8n?.stop();
+	await sb?.close();
+	if (work) rmSync(work, { recursive: true, force: true });
+});
+
+// Review's page lives on n8n 2's signed resume link (on n8n 1.x the node refuses to wait).
+const on2 = n8nMajor(n8nVersion()) >= 2 ? describe : describe.skip;
+
+on2('Review in the n8n editor and on its page (real browser)', () => {
+	beforeAll(async () => {
+		try {
+			await setUp();
+		} catch (error) {
+			fail();
+			throw error;
+		}
+	});
+
+	step('signs in as the owner', async () => {
+		await ui.signIn(n8n!.url);
+		expect(new URL(page.url()).pathname).not.toMatch(/signin|setup/);
+	});
+
+	step(
+		'finds Review from the + after a node: "review" lists the node, its action "Wait for a person to review items"',
+		async () => {
+			await page.goto(`${n8n!.url}/workflow/${example.id}`);
+			const lead = targetOf(NOT_REVIEWED);
+			await ui.canvasNode(lead).waitFor({ timeout: UI_TIMEOUT });
+			const nodes = await page.getByTestId('canvas-node').count();
+			await ui.canvasNode(lead).hover();
+			await ui.outputHandles(lead).getByTestId('canvas-handle-plus').click();
+			const creator = page.getByTestId('node-creator');
+			await creator.waitFor({ timeout: UI_TIMEOUT });
+			await page.getByTestId('node-creator-search-bar').fill('review');
+			await eventually(
+				() => creator.getByTestId('node-creator-item-name').allInnerTexts(),
+				(names) => expect(names.map((name) => name.trim())).toContain('Decision Service'),
+			);
+			await creator
+				.getByTestId('node-creator-item-name')
+				.filter({ hasText: /^Decision Service$/ })
+				.first()
+				.click();
+			// The node's own panel of actions, under its name.
+			await eventually(
+				() => creator.innerText(),
+				(text) => {
+					expect(text).toContain('Decision Service');
+					expect(text).toMatch(/Decision actions[\s\S]*Wait for a person to review items/i);
+				},
+			);
+			await ui.screenshot('review-find-the-action');
+			// Not added: the example stays as it is.
+			await page.keyboard.press('Escape');
+			await creator.waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
+			expect(await page.getByTestId('canvas-node').count()).toBe(nodes);
+		},
+	);
+
+	step(
+		"on the example's canvas, the Review node's outputs are Not Reviewed, then the teams, each wired to its node",
+		async () => {
+			await ui.canvasNode(REVIEW).waitFor({ timeout: UI_TIMEOUT });
+			await eventually(
+				() => ui.outputsOnCanvas(REVIEW),
+				(outputs) => expect(outputs.map((output) => output.label)).toEqual(REVIEW_OUTPUTS),
+			);
+			// Each one wired: Not Reviewed to the team lead, each team's output to its team.
+			expect(REVIEW_OUTPUTS.map(targetOf)).toEqual([
+				'Team lead (not reviewed)',
+				'Billing team',
+				'Technical support',
+				'Sales team',
+				'Account management',
+			]);
+		},
+	);
+
+	step(
+		'runs it from the editor: the message for reviewers is written, then the execution waits on the Review node',
+		async () => {
+			const before = new Set((await listExecutions(session, example.id)).map((each) => each.id));
+			await page.getByTestId('execute-workflow-button').click();
+			const [started] = await eventually(
+				async () =>
+					(await listExecutions(session, example.id)).filter((each) => !before.has(each.id)),
+				(list) => expect(list).toHaveLength(1),
+				120_000,
+			);
+			executionId = started.id;
+			waiting = await waitForExecution(session, executionId, ['waiting'], 240_000);
+			expect(waiting.lastNodeExecuted).toBe(REVIEW);
+			// Route ticket's Pending Review output: the tickets the page must show.
+			const pending = outputNamesOf(ours.find((node) => node.name === DECIDE)!.parameters).indexOf(
+				'Pending Review',
+			);
+			doubtful = (waiting.outputs[DECIDE][pending] ?? []).map((item) => String(item.json.subject));
+			expect(doubtful).toEqual(expect.arrayContaining(PICKS.map((pick) => pick.subject)));
+			// The canvas: the message node ran, the Review node waits.
+			await ui
+				.canvasNode(MESSAGE_NODE)
+				.getByTestId('canvas-node-status-success')
+				.waitFor({ timeout: 90_000 });
+			await ui
+				.canvasNode(REVIEW)
+				.locator('[data-test-id="canvas-default-node"].waiting')
+				.waitFor({ timeout: 90_000 });
+			await ui.frameNodes([DECIDE, MESSAGE_NODE, REVIEW, ...REVIEW_OUTPUTS.map(targetOf)]);
+			await ui.screenshot('review-waiting-on-canvas');
+		},
+	);
+
+	step("reads the review link from the message node's output", async () => {
+		link = waitingLinkIn(waiting, MESSAGE_NODE);
+		expect(link).toMatch(
+			new RegExp(
+				`^${n8n!.url.replace(/\./g, '\\.')}/webhook-waiting/${executionId}\\?signature=[0-9a-f]+$`,
+			),
+		);
+		expect(String(waiting.outputs[MESSAGE_NODE][0][0].json.message)).toContain(
+			`${doubtful.length} support tickets need a person to pick their team: ${link}`,
+		);
+	});
+
+	step(
+		'the reviewer opens it at desktop width: every doubtful ticket, the teams to pick from, when the others move on',
+		async () => {
+			const reviewPage = await reviewerPage({ width: 1280, height: 960 });
+			const response = await reviewPage.goto(link);
+			expect(response?.status()).toBe(200);
+			await expect(reviewPage.locator('h1').innerText()).resolves.toBe('Review: Ticket routing');
+			// The example's instructions, then when the items left for later continue on their own:
+			// the execution's own time limit.
+			const header = await reviewPage.locator('header').innerText();
+			expect(header).toContain(
+				(reviewNode.parameters.options as { instructions: string }).instructions,
+			);
+			expect(header).toMatch(/Items you leave for later continue on their own after .+ UTC\./);
+			expect(await reviewPage.locator('header time').getAttribute('datetime')).toBe(
+				waiting.waitTill,
+			);
+			expect(await fieldValues(reviewPage, 'subject')).toEqual(doubtful);
+			for (const item of await reviewPage.locator('section.item').all()) {
+				const choices = (await item.locator('label.choice').allInnerTexts()).map((text) =>
+					text.replace(/\s*suggested$/, '').trim(),
+				);
+				expect(choices).toEqual(['Leave for later', ...REVIEW_OUTPUTS.slice(1)]);
+				expect(await item.getByRole('radio', { name: 'Leave for later' }).isChecked()).toBe(true);
+			}
+			await screenshot(reviewPage, 'review-page');
+		},
+	);
+
+	let phonePage: Page;
+
+	step(
+		'on a phone: no sideways scrolling, and the personal-data field shows no e-mail address',
+		async () => {
+			phonePage = await reviewerPage(PHONE, true);
+			expect((await phonePage.goto(link))?.status()).toBe(200);
+			const width = await phonePage.locator('html').evaluate((root) => ({
+				scroll: root.scrollWidth,
+				client: root.clientWidth,
+			}));
+			expect(width.client).toBe(PHONE.width);
+			expect(width.scroll).toBeLessThanOrEqual(width.client);
+			// customer_email is declared personal data: masked, its value not in the page at all.
+			expect(await fieldValues(phonePage, 'customer_email')).toEqual(
+				doubtful.map(() => 'hidden: personal data'),
+			);
+			expect(await phonePage.locator('body').innerText()).not.toMatch(/[\w.+-]+@[\w-]+\.\w+/);
+			const html = await phonePage.content();
+			for (const email of SAMPLE_EMAILS) expect(html).not.toContain(email);
+			await screenshot(phonePage, 'review-page-phone');
+		},
+	);
+
+	step('picks a team for three tickets with a tap each, writes a note, sends', async () => {
+		for (const pick of PICKS) {
+			const item = itemOn(phonePage, pick.subject);
+			await item.locator('label.choice', { hasText: new RegExp(`^\\s*${pick.answer}\\b`) }).tap();
+			await eventually(
+				() => item.getByRole('radio', { name: new RegExp(`^${pick.answer}\\b`) }).isChecked(),
+				(checked) => expect(checked).toBe(true),
+			);
+			if (pick.note) await item.getByRole('textbox', { name: /Note/ }).fill(pick.note);
+		}
+		const answered = phonePage.waitForResponse(
+			(response) =>
+				response.request().method() === 'POST' && response.url().startsWith(link.split('?')[0]),
+		);
+		await phonePage.getByRole('button', { name: 'Send review' }).tap();
+		expect((await answered).status()).toBe(200);
+		await eventually(
+			() => phonePage.locator('body').innerText(),
+			(text) =>
+				expect(text).toContain(
+					`Thank you: ${PICKS.length} items reviewed, ${doubtful.length - PICKS.length} left for later; you can close this page.`,
+				),
+		);
+		await screenshot(phonePage, 'review-done');
+		current = () => page;
+	});
+
+	step(
+		"the execution finishes: each picked ticket on its team's node, the others on the team lead's, one feedback each",
+		async () => {
+			const finished = await waitForExecution(session, executionId, ['success'], 240_000);
+			const ended = whereItemsEnded(finished, REVIEW_OUTPUTS.map(targetOf));
+			for (const pick of PICKS)
+				expect({ ticket: pick.subject, ended: ended[pick.subject] }).toEqual({
+					ticket: pick.subject,
+					ended: [targetOf(pick.answer)],
+				});
+			// Left for later: each on the team lead's node (two of them share the subject "Help please").
+			const later = doubtful.filter((subject) => !PICKS.some((pick) => pick.subject === subject));
+			for (const subject of new Set(later))
+				expect({ ticket: subject, ended: ended[subject] }).toEqual({
+					ticket: subject,
+					ended: later.filter((each) => each === subject).map(() => targetOf(NOT_REVIEWED)),
+				});
+			// What the Review node wrote on each picked ticket.
+			const reviewed = (finished.outputs[REVIEW] ?? []).flat();
+			for (const pick of PICKS)
+				expect(reviewed.find((item) => item.json.subject === pick.subject)?.json.review).toEqual(
+					expect.objectContaining({
+						status: 'reviewed',
+						answer: pick.answer,
+						...(pick.note ? { note: pick.note } : {}),
+					}),
+				);
+			// One feedback per pick, on that ticket's run.
+			const runIds = runIdsBySubject(finished, DECIDE);
+			expect(feedbackPosts(exchanges).map(runIdOfPost).sort()).toEqual(
+				PICKS.map((pick) => runIds.get(pick.subject)).sort(),
+			);
+		},
+	);
+
+	step(
+		'the canvas shows the finished loop: the picked tickets on their teams, the others on Not Reviewed',
+		async () => {
+			// The item count n8n writes on each wire from the Review node (none on an empty output).
+			const count = (n: number) => (n === 0 ? '' : n === 1 ? '1 item' : `${n} items`);
+			const expected = REVIEW_OUTPUTS.map((output) => ({
+				output,
+				items: count(
+					output === NOT_REVIEWED
+						? doubtful.length - PICKS.length
+						: PICKS.filter((pick) => pick.answer === output).length,
+				),
+			}));
+			await ui
+				.canvasNode(REVIEW)
+				.getByTestId('canvas-node-status-success')
+				.waitFor({ timeout: 90_000 });
+			await eventually(
+				async () => {
+					const shown = [];
+					for (const output of REVIEW_OUTPUTS)
+						shown.push({ output, items: await ui.edgeLabel(REVIEW, targetOf(output)) });
+					return shown;
+				},
+				(shown) => expect(shown).toEqual(expected),
+				60_000,
+			);
+			await ui.frameNodes([DECIDE, MESSAGE_NODE, REVIEW, ...REVIEW_OUTPUTS.map(targetOf)]);
+			await ui.screenshot('review-on-canvas');
+		},
+	);
+
+	step(
+		'opens the Review node: the notice about $execution.resumeUrl, the decision, the outputs, the time limit',
+		async () => {
+			await ui.openNode(REVIEW);
+			const ndv = ui.ndv();
+			const notice = ndv.getByText(/^Reviewers open this execution’s link/).first();
+			await notice.waitFor({ timeout: UI_TIMEOUT });
+			expect(await notice.innerText()).toContain('{{ $execution.resumeUrl }}');
+			await eventually(
+				() => ndv.getByTestId('resource-locator-decision').getByTestId('rlc-input').inputValue(),
+				(value) => expect(value).toBe('Ticket routing (route)'),
+			);
+			await eventually(
+				() => ui.outputRows(),
+				(rows) => expect(rows).toEqual(REVIEW_OUTPUTS.slice(1)),
+			);
+			await expect(
+				ndv
+					.getByText(/^Not Reviewed comes first, then one output per answer/)
+					.first()
+					.isVisible(),
+			).resolves.toBe(true);
+			expect(await ndv.getByTestId('parameter-input-timeLimit').locator('input').inputValue()).toBe(
+				'24',
+			);
+			expect(await ui.selectedOption(ndv.getByTestId('parameter-input-timeLimitUnit'))).toBe(
+				'Hours',
+			);
+			// Its output panel: one branch per output, with the items of this run.
+			const output = ndv.getByTestId('output-panel');
+			await eventually(
+				() => output.innerText(),
+				(text) => {
+					expect(text).toMatch(/Not Reviewed Branch \(2 items\)/i);
+					for (const pick of PICKS)
+						expect(text).toMatch(new RegExp(`${pick.answer} Branch \\(1 item\\)`, 'i'));
+				},
+			);
+			// The notice at the top of the parameters, the time limit in view.
+			await notice.evaluate((element) => {
+				const view = element.ownerDocument.defaultView!;
+				let box = element.parentElement;
+				while (
+					box &&
+					!(
+						box.scrollHeight > box.clientHeight + 4 &&
+						/auto|scroll/.test(view.getComputedStyle(box).overflowY)
+					)
+				)
+					box = box.parentElement;
+				if (box)
+					box.scrollTop +=
+						element.getBoundingClientRect().top - box.getBoundingClientRect().top - 48;
+			});
+			await ui.screenshot('review-node');
+		},
+	);
+});
