@@ -1,11 +1,12 @@
 /** Every operation other than Decide, and the editor's load methods, through n8n-core against the sandbox. */
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import type { IDataObject, INodeParameters, ResourceMapperField } from 'n8n-workflow';
+import { forReview } from '../../nodes/DecisionService/outputs-list';
 import * as listSearch from '../../nodes/DecisionService/methods/list-search';
 import * as loadOptions from '../../nodes/DecisionService/methods/load-options';
 import * as resourceMapping from '../../nodes/DecisionService/methods/resource-mapping';
 import { loadOptionsContext, runNode, type EngineCredentials } from '../../harness/n8n-engine';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
-import { decideParameters, locator } from './helpers';
+import { decideParameters, loadRoutes, locator } from './helpers';
 
 let sb: TestSandbox;
 const transcripts: string[] = [];
@@ -297,5 +298,64 @@ describe('editor methods', () => {
 		const options = await loadOptions.getTemplates.call(context);
 		expect(options.length).toBeGreaterThanOrEqual(6);
 		expect(options.map((option) => option.value)).toContain('support-ticket-routing');
+	});
+});
+
+describe('Decision → Review (before anyone opens the page)', () => {
+	const reviewParameters = async (extra: INodeParameters = {}): Promise<INodeParameters> => ({
+		resource: 'decision',
+		operation: 'review',
+		decision: locator('ticket-routing'),
+		// The list as the Review node's panel loads it: Decide's, its fixed rows hidden.
+		routes: (await loadRoutes('ticket-routing', credentialsFor(DEMO_KEYS.pro)).then((routes) => ({
+			...routes,
+			schema: forReview(routes.schema as unknown as ResourceMapperField[]),
+		}))) as unknown as INodeParameters,
+		timeLimit: 2,
+		timeLimitUnit: 'hours',
+		options: {},
+		...extra,
+	});
+
+	it('refuses more items than one page takes, before waiting, naming what to do', async () => {
+		const result = await runNode({
+			parameters: await reviewParameters(),
+			items: Array.from({ length: 301 }, (_, index) => ({ subject: `Ticket ${index}` })),
+			credentials: credentialsFor(DEMO_KEYS.pro),
+		});
+		transcripts.push(result.serialised);
+		expect(result.error?.message).toBe('Review takes at most 300 items at once');
+		expect(result.error?.description).toMatch(/Loop Over Items/);
+		expect(result.run.waitTill).toBeUndefined();
+	});
+
+	it('with no items, waits for nobody: every output empty', async () => {
+		const result = await runNode({
+			parameters: await reviewParameters(),
+			items: [],
+			credentials: credentialsFor(DEMO_KEYS.pro),
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.run.waitTill).toBeUndefined();
+		expect(result.outputs.flat()).toEqual([]);
+	});
+
+	it('puts the execution to wait until the time limit, each item marked waiting on Not Reviewed', async () => {
+		const before = Date.now();
+		const result = await runNode({
+			parameters: await reviewParameters(),
+			items: [{ subject: 'Help please' }, { subject: 'Problem' }],
+			credentials: credentialsFor(DEMO_KEYS.pro),
+		});
+		transcripts.push(result.serialised);
+		expect(result.error).toBeUndefined();
+		const waitTill = new Date(result.run.waitTill ?? 0).getTime();
+		// Two hours after the run started (its start is between `before` and now).
+		expect(waitTill).toBeGreaterThanOrEqual(before + 2 * 3_600_000);
+		expect(waitTill).toBeLessThanOrEqual(Date.now() + 2 * 3_600_000);
+		expect(result.outputs[0].map((item) => item.json.review)).toEqual([
+			{ status: 'waiting', until: new Date(waitTill).toISOString() },
+			{ status: 'waiting', until: new Date(waitTill).toISOString() },
+		]);
 	});
 });

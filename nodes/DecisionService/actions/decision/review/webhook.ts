@@ -24,6 +24,7 @@ import {
 	type ReviewPick,
 } from '../../../../../src/review';
 import { decisionKeys, OUTPUTS_LIST_PARAMETER, reviewLayout } from '../../../outputs-list';
+import type { DecisionClient } from '../../../../../src/client';
 import { createDecisionClient } from '../../../transport';
 import { itemPerTarget } from '../decide/routing';
 import { askedInputs, decideSourceOf, resultFieldOf } from './asked';
@@ -88,9 +89,13 @@ export function reviewUntil(n8n: IWebhookFunctions): string | undefined {
 }
 
 /** The page, built from the items and the node's saved parameters (see review/asked.ts). */
-async function pageFor(n8n: IWebhookFunctions, items: INodeExecutionData[]): Promise<ReviewPage> {
+async function pageFor(
+	n8n: IWebhookFunctions,
+	client: DecisionClient,
+	items: INodeExecutionData[],
+): Promise<ReviewPage> {
 	const slug = String(n8n.getNodeParameter('decision', '', { extractValue: true }) ?? '').trim();
-	const decision = await (await createDecisionClient(n8n)).getDecision(slug);
+	const decision = await client.getDecision(slug);
 	const routes = n8n.getNodeParameter(OUTPUTS_LIST_PARAMETER) as ResourceMapperValue;
 	const options = n8n.getNodeParameter('options', {}) as ReviewNodeOptions;
 	const source = decideSourceOf(n8n);
@@ -121,20 +126,12 @@ function itemWith(
 }
 
 async function sendFeedback(
-	n8n: IWebhookFunctions,
+	client: DecisionClient,
 	page: ReviewPage,
 	picks: ReviewPick[],
 ): Promise<Map<number, IDataObject>> {
 	const results = new Map<number, IDataObject>();
 	const withRun = picks.filter((pick) => page.items[pick.index]?.runId);
-	if (!withRun.length) return results;
-	let client;
-	try {
-		client = await createDecisionClient(n8n);
-	} catch (error) {
-		for (const pick of withRun) results.set(pick.index, { sent: false, error: messageOf(error) });
-		return results;
-	}
 	for (const pick of withRun) {
 		const item = page.items[pick.index];
 		const feedback = feedbackFor(item, pick, page.decision.type);
@@ -179,16 +176,22 @@ async function answer(n8n: IWebhookFunctions, res: Response): Promise<IWebhookRe
 		return sendHtml(res, 410, renderReviewClosed('This review was already submitted.'));
 	}
 	const items = waitingItems(n8n);
-	if (method !== 'POST') return sendHtml(res, 200, renderReviewPage(await pageFor(n8n, items)));
+	if (method !== 'POST') {
+		const client = await createDecisionClient(n8n);
+		return sendHtml(res, 200, renderReviewPage(await pageFor(n8n, client, items)));
+	}
 
 	// Claimed before the first await: of two posts at once (a double tap), one goes on, the other
 	// is told it was submitted; released again if this one is refused.
 	markSubmitted(executionId);
+	let client: DecisionClient;
 	let page: ReviewPage;
 	let parsed: ReturnType<typeof parseReviewSubmission>;
 	const body = n8n.getBodyData();
 	try {
-		page = await pageFor(n8n, items);
+		// One client for the submit: the page's decision, then the feedback.
+		client = await createDecisionClient(n8n);
+		page = await pageFor(n8n, client, items);
 		parsed = parseReviewSubmission(body, page);
 	} catch (error) {
 		submitted.delete(executionId);
@@ -204,7 +207,7 @@ async function answer(n8n: IWebhookFunctions, res: Response): Promise<IWebhookRe
 	const layout = reviewLayout(routes.schema ?? []);
 	const outputs: INodeExecutionData[][] = Array.from({ length: layout.count }, () => []);
 	const picks = new Map(parsed.picks.map((pick) => [pick.index, pick]));
-	const feedback = await sendFeedback(n8n, page, parsed.picks);
+	const feedback = await sendFeedback(client, page, parsed.picks);
 	items.forEach((item, index) => {
 		const pick = picks.get(index);
 		if (!pick) {
