@@ -18,6 +18,7 @@ import {
 	type TemplateList,
 } from '../contract';
 import { validateCreateDecisionRequest } from '../contract/validation';
+import { recentDecisions, type RecentDecision } from './recent-decisions';
 import { Requester, type DecisionClientOptions } from './requester';
 
 export type { DecisionClientOptions } from './requester';
@@ -105,6 +106,19 @@ export class DecisionClient {
 		return this.requester.send(
 			{ method: 'GET', path, retry: 'safe', rateLimited: false, schema: decisionSchema, label },
 			signal,
+		);
+	}
+
+	/**
+	 * The decision to check inputs against: fetched by this process for the same key less than a
+	 * minute ago (even by another execution), or now; `fresh` always fetches (recent-decisions.ts).
+	 */
+	recentDecision(slug: string, fresh = false): RecentDecision {
+		return recentDecisions.get(
+			`${this.requester.identity}|${slug}`,
+			() => this.getDecision(slug),
+			this.requester.now(),
+			fresh,
 		);
 	}
 

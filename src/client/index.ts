@@ -7,3 +7,9 @@ export { RateGate, rateGateFor, type RateWindowInfo } from './rate-gate';
 export { ConcurrencyLimiter } from './limiter';
 export { DEFAULT_MAX_CONCURRENCY, MAX_IN_FLIGHT } from './concurrency';
 export { checkBaseUrl } from './base-url';
+export {
+	DECISION_REUSE_MS,
+	RecentDecisions,
+	recentDecisions,
+	type RecentDecision,
+} from './recent-decisions';

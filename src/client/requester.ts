@@ -131,6 +131,8 @@ export class Requester {
 	private readonly options: ResolvedOptions;
 	private readonly gate: RateGate;
 	private readonly limiter: ConcurrencyLimiter;
+	/** Whose rate window and recent decisions these are: base URL and key digest (never printed). */
+	readonly identity: string;
 
 	constructor(options: DecisionClientOptions) {
 		this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -145,10 +147,14 @@ export class Requester {
 			concurrency: Math.min(options.concurrency ?? DEFAULT_MAX_CONCURRENCY, MAX_IN_FLIGHT),
 			secrets: options.secrets ?? [],
 		};
-		const identity = options.rateGateKey ?? this.baseUrl;
-		this.gate = rateGateFor(identity, this.options.now);
+		this.identity = options.rateGateKey ?? this.baseUrl;
+		this.gate = rateGateFor(this.identity, this.options.now);
 		checkCapacity(this.options.concurrency);
 		this.limiter = new ConcurrencyLimiter(this.options.concurrency);
+	}
+
+	now(): number {
+		return this.options.now();
 	}
 
 	/** Most requests this client has in flight at once (Max Concurrency). */

@@ -49,8 +49,9 @@ export const outputsListField: INodeProperties = {
 };
 
 export const outputsListNotice: INodeProperties = {
+	// A notice, not the list's hint: n8n shows no hint under a resource mapper.
 	displayName:
-		'A refresh never moves an output. Deleting a row deletes its output and moves the wires after it.',
+		'A score goes to its level; a classified item goes to each of its labels. A refresh never moves an output; deleting a row deletes its output and moves the wires after it.',
 	name: 'routesNotice',
 	type: 'notice',
 	default: '',
@@ -173,7 +174,6 @@ const properties: INodeProperties[] = [
 	},
 	{
 		...outputsListField,
-		hint: 'A score goes to its level; a classified item goes to each of its labels.',
 		displayOptions: { show: { outputMode: ['routeToOutputs'], '@tool': [false] } },
 	},
 	{

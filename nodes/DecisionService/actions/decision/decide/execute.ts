@@ -13,6 +13,7 @@ import {
 	DecisionServiceError,
 	forEachBounded,
 	type DecisionClient,
+	type RecentDecision,
 } from '../../../../../src/client';
 import { jsonCopy, type Decision, type RunAnswer } from '../../../../../src/contract';
 import { validateDecideInput } from '../../../../../src/contract/validation';
@@ -53,6 +54,10 @@ function validationError(
 /**
  * Every item's slug and input, checked against its decision unless the user turned that off.
  * `skip` (Evaluate): items that need no decide get that error entry instead, and are not read.
+ * Every item is read first and each decision asked for as soon as its slug is known, so the
+ * round trip overlaps the reading of the other items; the checks then go in item order, so
+ * without continue-on-fail the first item that fails is the one reported. A decision reused from
+ * an earlier execution is fetched again before an input is refused against it.
  */
 export async function prepareItems(
 	n8n: IExecuteFunctions,
@@ -62,12 +67,12 @@ export async function prepareItems(
 	skip?: (itemIndex: number) => Error | undefined,
 ): Promise<Prepared[]> {
 	const continueOnFail = n8n.continueOnFail();
-	const decisions = new Map<string, Promise<Decision>>();
-	const prepared: Prepared[] = [];
+	const decisions = new Map<string, RecentDecision>();
+	const read: Array<Prepared | { skipped: Error }> = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		const skipped = skip?.(itemIndex);
 		if (skipped) {
-			prepared.push({ error: skipped });
+			read.push({ skipped });
 			continue;
 		}
 		try {
@@ -78,12 +83,39 @@ export async function prepareItems(
 				});
 			}
 			const input = inputFor(n8n, items[itemIndex], itemIndex);
+			if (validate && !decisions.has(slug)) {
+				const asked = client.recentDecision(slug);
+				// Awaited below, in item order; until then a failure must not go unhandled.
+				asked.decision.catch(() => undefined);
+				decisions.set(slug, asked);
+			}
+			read.push({ slug, input });
+		} catch (error) {
+			read.push({ error: toNodeError(n8n.getNode(), error, itemIndex) });
+			// Without continue-on-fail this item fails the node unless an earlier one fails its check.
+			if (!continueOnFail) break;
+		}
+	}
+	const prepared: Prepared[] = [];
+	for (let itemIndex = 0; itemIndex < read.length; itemIndex++) {
+		const entry = read[itemIndex];
+		if ('skipped' in entry) {
+			prepared.push({ error: entry.skipped });
+			continue;
+		}
+		try {
+			if ('error' in entry) throw entry.error;
 			if (validate) {
-				if (!decisions.has(slug)) decisions.set(slug, client.getDecision(slug));
-				const invalid = validationError(n8n, await decisions.get(slug)!, input, itemIndex);
+				let asked = decisions.get(entry.slug)!;
+				let invalid = validationError(n8n, await asked.decision, entry.input, itemIndex);
+				if (invalid && asked.reused) {
+					asked = client.recentDecision(entry.slug, true);
+					decisions.set(entry.slug, asked);
+					invalid = validationError(n8n, await asked.decision, entry.input, itemIndex);
+				}
 				if (invalid) throw invalid;
 			}
-			prepared.push({ slug, input });
+			prepared.push(entry);
 		} catch (error) {
 			const nodeError = toNodeError(n8n.getNode(), error, itemIndex);
 			if (!continueOnFail) throw nodeError;
