@@ -7,9 +7,11 @@
  * processes on one key (Scale, three windows, 800 ms). One run each, reusing throughput.ts's run
  * (runOnce): the sandbox in this process, the package from its tarball in n8n 2.41.1, loopback.
  *
- * Makespan: from the run's first request at the service (our node's GET of the decision, the HTTP
- * node's first decide) to its last decide's answer; the wall time (post to the webhook's answer)
- * beside it. Floor: with Max Concurrency's default (600) as the cap and, for the fallback mix, the
+ * Makespan: from the run's first request at the service (our node's GET of the decision when it
+ * sends one, the HTTP node's first decide) to its last decide's answer; the wall time (post to the
+ * webhook's answer, what the user waits for) beside it, and compared with each HTTP contender's
+ * too: the HTTP node's makespan starts after n8n evaluated its parameters for every item, ours
+ * before when it reads the decision first. Floor: with Max Concurrency's default (600) as the cap and, for the fallback mix, the
  * mean answer time (940 ms) and the last window's slowest answer as the service gave it.
  *
  * Flags: --window-ms (default 10 000: the plan's minute scaled 6×), --subset (Scale and Free ×
@@ -99,7 +101,7 @@ interface SavedRow {
 	floorMs: number;
 	figures: Pick<
 		ThroughputFigures,
-		'makespanMs' | 'failed' | 'rateLimitedToUser' | 'rateRatio' | 'otherCores'
+		'makespanMs' | 'wallMs' | 'failed' | 'rateLimitedToUser' | 'rateRatio' | 'otherCores'
 	>;
 }
 
@@ -117,15 +119,19 @@ export function compareTable(
 		rows.find((row) => key(row) === scenario && contender(row));
 	const ratio = (row?: SavedRow) =>
 		row ? (row.figures.makespanMs / row.floorMs).toFixed(2) : 'n/a';
-	const versus = (mine?: SavedRow, http?: SavedRow) =>
+	const versus = (
+		mine?: SavedRow,
+		http?: SavedRow,
+		figure: 'makespanMs' | 'wallMs' = 'makespanMs',
+	) =>
 		!mine || !http
 			? 'n/a'
-			: `${(mine.figures.makespanMs / http.figures.makespanMs).toFixed(2)}${http.figures.failed > 0 ? ` (it failed ${http.figures.failed})` : ''}`;
+			: `${(mine.figures[figure] / http.figures[figure]).toFixed(2)}${http.figures.failed > 0 ? ` (it failed ${http.figures.failed})` : ''}`;
 	const pair = (a: string, b: string) => `${a} → **${b}**`;
 	const rate = (row?: SavedRow) => (row?.figures.rateRatio ?? null)?.toFixed(3) ?? 'n/a';
 	const lines = [
-		'| Plan | Latency | Items | Makespan ÷ floor | ÷ HTTP default | ÷ HTTP batched | Failed | 429s to the user | Achieved ÷ plan rate | Other load, cores |',
-		`|${'---|'.repeat(10)}`,
+		'| Plan | Latency | Items | Makespan ÷ floor | ÷ HTTP default | ÷ HTTP batched | Wall ÷ HTTP default | Wall ÷ HTTP batched | Failed | 429s to the user | Achieved ÷ plan rate | Other load, cores |',
+		`|${'---|'.repeat(12)}`,
 	];
 	for (const row of after.rows.filter(ours)) {
 		const scenario = key(row);
@@ -142,6 +148,14 @@ export function compareTable(
 				pair(ratio(old), ratio(row)),
 				pair(versus(old, httpDefault(before.rows)), versus(row, httpDefault(after.rows))),
 				pair(versus(old, httpBatched(before.rows)), versus(row, httpBatched(after.rows))),
+				pair(
+					versus(old, httpDefault(before.rows), 'wallMs'),
+					versus(row, httpDefault(after.rows), 'wallMs'),
+				),
+				pair(
+					versus(old, httpBatched(before.rows), 'wallMs'),
+					versus(row, httpBatched(after.rows), 'wallMs'),
+				),
 				pair(String(old?.figures.failed ?? 'n/a'), String(row.figures.failed)),
 				pair(
 					String(old?.figures.rateLimitedToUser ?? 'n/a'),
@@ -159,6 +173,8 @@ export function compareTable(
 			after.twoProcesses.latency,
 			after.twoProcesses.size,
 			pair(ratio(two[0]), ratio(two[1])),
+			'',
+			'',
 			'',
 			'',
 			pair(String(two[0].figures.failed), String(two[1].figures.failed)),
