@@ -5,7 +5,7 @@
  * notes. What each item asked and the outputs: review-node.test.ts.
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
-import type { Decision, RunAnswer } from '../../src/contract';
+import type { RunAnswer } from '../../src/contract';
 import { answerOf } from '../../nodes/DecisionService/actions/decision/decide/routing';
 import { closeCallFields } from '../../nodes/DecisionService/actions/decision/decide/close-calls';
 import {
@@ -23,6 +23,7 @@ import {
 	type OutputsListEntry,
 } from '../../nodes/DecisionService/outputs-list';
 import { JS_FIELD_NAMES, JS_KEYS, jsonObject } from '../support/js-names';
+import { ticketRoutingDecision } from '../support/decisions';
 
 const entry = (id: string, extra: Partial<OutputsListEntry> = {}): OutputsListEntry => ({
 	id,
@@ -365,26 +366,7 @@ describe('machineAnswerOf: failed items and odd values', () => {
 // The page
 // ---------------------------------------------------------------------------------------------
 
-const decision: Decision = {
-	slug: 'ticket-routing',
-	name: 'Ticket routing',
-	description: '',
-	type: 'route',
-	live_version: 1,
-	updated_at: '2026-01-01T00:00:00.000Z',
-	confidence_threshold: 0.7,
-	uncertainty_policy: 'uncertain_branch',
-	context: {
-		description: '',
-		fields: [
-			{ name: 'subject', type: 'string', required: true, pii: false },
-			{ name: 'email', type: 'string', required: false, pii: true },
-			{ name: 'constructor', type: 'string', required: false, pii: true },
-		],
-	},
-	instructions: 'Which team?',
-	options: ['billing', 'technical'],
-};
+const decision = ticketRoutingDecision({ constructorPii: true });
 
 const ANSWERS = [
 	{ key: 'billing', label: 'Billing team' },

@@ -17,7 +17,7 @@ import {
 	type INodeParameters,
 	type ResourceMapperField,
 } from 'n8n-workflow';
-import { ownValue, type Decision } from '../../src/contract';
+import { ownValue } from '../../src/contract';
 import {
 	askedInputs,
 	decideSourceOf,
@@ -54,6 +54,7 @@ import {
 } from '../../harness/n8n-engine';
 import { JS_FIELD_NAMES, JS_KEYS, jsonObject, ownKeys } from '../support/js-names';
 import { TICKET_ROUTING_OUTPUTS } from '../support/outputs';
+import { ticketRoutingDecision } from '../support/decisions';
 
 const KEEPER = `${ENTRY.errorKeeperPrefix}1__`;
 
@@ -405,26 +406,7 @@ describe('timeLimitMs', () => {
 const REVIEW = 'Review';
 const DECIDE = 'Decide';
 
-const decision: Decision = {
-	slug: 'ticket-routing',
-	name: 'Ticket routing',
-	description: '',
-	type: 'route',
-	live_version: 1,
-	updated_at: '2026-01-01T00:00:00.000Z',
-	confidence_threshold: 0.7,
-	uncertainty_policy: 'uncertain_branch',
-	context: {
-		description: '',
-		fields: [
-			{ name: 'subject', type: 'string', required: true, pii: false },
-			{ name: 'email', type: 'string', required: false, pii: true },
-			{ name: 'constructor', type: 'string', required: false, pii: false },
-		],
-	},
-	instructions: 'Which team?',
-	options: ['billing', 'technical'],
-};
+const decision = ticketRoutingDecision({ constructorPii: false });
 
 const decideParameters = (parameters: IDataObject): INodeParameters => ({
 	resource: 'decision',
