@@ -6,7 +6,7 @@
  * Outputs list, a select's chosen option. Screenshots go to a temporary folder, or to
  * docs/screenshots/ with UPDATE_SCREENSHOTS=1, so that `npm test` never rewrites tracked files.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -18,7 +18,17 @@ import {
 	type Page,
 } from 'playwright-core';
 import { ensureChromium } from './chromium';
-import { OWNER, projectRoot } from './n8n-env';
+import {
+	OWNER,
+	freePort,
+	packTarball,
+	prepareN8n,
+	projectRoot,
+	startN8n,
+	type N8nInstance,
+} from './n8n-env';
+import { DEMO_KEYS, startTestSandbox, type TestSandbox } from './sandbox';
+import type { SandboxOptions } from '../sandbox/server';
 
 /** Longest wait for one thing to appear in the page (a 2-core machine running other suites). */
 export const UI_TIMEOUT = 45_000;
@@ -102,6 +112,75 @@ export async function openEditorPage(
 		},
 	);
 	return { context, page, pageErrors };
+}
+
+/** What a UI test drives: the sandbox, real n8n with the package and the examples, an editor page. */
+export interface EditorRig {
+	sandbox: TestSandbox;
+	n8n: N8nInstance;
+	browser: Browser;
+	context: BrowserContext;
+	page: Page;
+	ui: Editor;
+	/** Stops everything; with `failedTest`, first prints the screenshots' folder, the page's errors and n8n's last output. */
+	stop(failedTest?: string): Promise<void>;
+}
+
+/**
+ * Starts the rig of a UI test: the browser first (a missing one fails before n8n is started),
+ * the sandbox, n8n with the package from its packed tarball, the Pro key's credential and the
+ * example workflows, then a signed-out editor page.
+ */
+export async function startEditorRig(options: {
+	name: string;
+	sandbox?: SandboxOptions;
+	viewport?: { width: number; height: number };
+}): Promise<EditorRig> {
+	const n8nLog: string[] = [];
+	let pageErrors: string[] = [];
+	const started: Partial<Omit<EditorRig, 'stop' | 'ui'>> = {};
+	const work = mkdtempSync(join(tmpdir(), `decision-service-ui-${options.name}-`));
+	const stop = async (failedTest?: string) => {
+		if (failedTest) {
+			console.log(
+				`${failedTest} failed. Screenshots: ${screenshotDir}\nPage errors:\n${pageErrors.join('\n') || '(none)'}\nLast n8n output:\n${n8nLog.join('').slice(-6000)}`,
+			);
+		}
+		await started.context?.close().catch(() => undefined);
+		await started.browser?.close().catch(() => undefined);
+		await started.n8n?.stop();
+		await started.sandbox?.close();
+		rmSync(work, { recursive: true, force: true });
+	};
+	try {
+		started.browser = await launchChromium();
+		started.sandbox = await startTestSandbox(options.sandbox);
+		started.n8n = await startN8n(
+			prepareN8n({
+				userFolder: join(work, 'user'),
+				tarball: packTarball(join(work, 'pack')),
+				sandboxBaseUrl: started.sandbox.baseUrl,
+				apiKey: DEMO_KEYS.pro,
+				port: await freePort(),
+				workflowsDir: join(projectRoot, 'examples'),
+			}),
+			{
+				log: (chunk) => {
+					n8nLog.push(chunk);
+					if (n8nLog.length > 300) n8nLog.shift();
+				},
+			},
+		);
+		const opened = await openEditorPage(started.browser, options.viewport);
+		started.context = opened.context;
+		started.page = opened.page;
+		pageErrors = opened.pageErrors;
+		const { sandbox, n8n, browser, context, page } = started as Required<typeof started>;
+		return { sandbox, n8n, browser, context, page, ui: new Editor(page), stop };
+	} catch (error) {
+		await stop(`Starting the ${options.name} test`);
+		throw error;
+	}
 }
 
 /**
@@ -220,6 +299,65 @@ export class Editor {
 			() => this.selectedOption(this.ndv().getByTestId(`parameter-input-${parameter}`)),
 			(value) => expect(value).toBe(option),
 		);
+	}
+
+	/**
+	 * Drags with the mouse as a user does (press, move in steps, release): n8n's mapping starts a
+	 * drag on a press followed by movement and drops on release over a field.
+	 */
+	async drag(source: Locator, target: Locator): Promise<void> {
+		await source.scrollIntoViewIfNeeded();
+		const from = await source.boundingBox();
+		if (!from) throw new Error('the item to drag is not on the page');
+		await this.page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+		await this.page.mouse.down();
+		await this.page.mouse.move(from.x + from.width / 2 + 20, from.y + from.height / 2, {
+			steps: 5,
+		});
+		await target.scrollIntoViewIfNeeded();
+		const to = await target.boundingBox();
+		if (!to) throw new Error('the field to drop on is not on the page');
+		await this.page.mouse.move(to.x + to.width / 2, to.y + to.height / 2, { steps: 15 });
+		await this.page.mouse.up();
+	}
+
+	/**
+	 * Turns a field of `container` to an expression (the Fixed / Expression switch shown on hover)
+	 * and types `text` in n8n's expression editor, which closes `{{` by itself.
+	 */
+	async typeExpression(container: Locator, parameter: string, text: string): Promise<void> {
+		const field = container.getByTestId(`parameter-input-${parameter}`);
+		// Off any field still focused (its switch stays shown), then onto this one: its switch shows.
+		await this.clickAside();
+		await field.scrollIntoViewIfNeeded();
+		await field.hover();
+		// Each field has its Fixed / Expression switch just above it, beside its label.
+		const fieldBox = await field.boundingBox();
+		if (!fieldBox) throw new Error(`the field ${parameter} is not on the page`);
+		let toExpression: Locator | undefined;
+		let nearest = -Infinity;
+		for (const each of await container.getByTestId('radio-button-expression').all()) {
+			const box = await each.boundingBox();
+			if (box && box.y < fieldBox.y && box.y > nearest) {
+				nearest = box.y;
+				toExpression = each;
+			}
+		}
+		if (!toExpression) throw new Error(`no Fixed / Expression switch above the field ${parameter}`);
+		await toExpression!.click();
+		const editor = field.getByTestId('inline-expression-editor-input');
+		await editor.click();
+		await this.page.keyboard.press('ControlOrMeta+A');
+		await this.page.keyboard.press('Delete');
+		await editor.pressSequentially(text);
+		await this.clickAside();
+	}
+
+	/** A click on the output panel's empty top: it takes the focus off a field and changes nothing. */
+	private async clickAside(): Promise<void> {
+		await this.ndv()
+			.getByTestId('output-panel')
+			.click({ position: { x: 12, y: 60 } });
 	}
 
 	async openNode(name: string): Promise<void> {

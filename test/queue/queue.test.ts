@@ -77,6 +77,8 @@ let work: string;
 let queue: QueueN8n;
 let routeParameters: Record<string, unknown>;
 const decideStatuses: number[] = [];
+/** When the service received each read of the decision (to check inputs before spending). */
+const decisionReads: number[] = [];
 const executions: Execution[] = [];
 const webhookStatuses: number[] = [];
 
@@ -85,6 +87,8 @@ beforeAll(async () => {
 		onExchange: (exchange) => {
 			if (exchange.method === 'POST' && exchange.path.includes('/decide/'))
 				decideStatuses.push(exchange.status);
+			if (exchange.method === 'GET' && exchange.path === '/v1/decisions/ticket-routing')
+				decisionReads.push(exchange.receivedAt);
 		},
 	});
 	await sb.control('POST', '/clock', { rate_window_ms: RATE_WINDOW_MS });
@@ -185,6 +189,17 @@ describe(`queue mode: main, Redis, PostgreSQL and ${WORKERS} workers`, () => {
 			`queue mode: ${ITEMS} items in ${EXECUTIONS} executions on ${WORKERS} workers; ` +
 				`${decideStatuses.filter((status) => status === 429).length} rate-limit answers waited out\n`,
 		);
+	});
+
+	it('read the decision at most once a minute per worker, not once per execution', () => {
+		expect(decisionReads.length).toBeGreaterThanOrEqual(1);
+		// Each worker keeps the decision a minute (src/client/recent-decisions.ts), so any stretch
+		// shorter than a minute holds at most one read per worker, however long the run took.
+		const reads = [...decisionReads].sort((a, b) => a - b);
+		for (const [index, at] of reads.entries()) {
+			const within = reads.slice(index).filter((other) => other - at < 59_000);
+			expect(within.length).toBeLessThanOrEqual(WORKERS);
+		}
 	});
 
 	it('never put the API key in a stored execution', () => {

@@ -17,41 +17,33 @@
  *  4. sees the decision's context fields in the input form, the personal-data one labelled;
  *  5. switches Output to Single Output (one output on the canvas) and back to Route to Outputs: the
  *     canvas shows one output per option, then Uncertain, Pending Review, Other;
- *  6. sets the input to Map Automatically, runs the workflow and reads the item counts n8n shows on
- *     each output of the node on the canvas;
+ *  6. runs the nodes before from the input panel, drags subject and body from it onto their fields,
+ *     types an expression for customer_email and plan; runs the workflow and reads the item counts
+ *     n8n shows on each output of the node on the canvas;
  *  7. opens the node again: its output panel has one branch per output with the same counts, and
  *     each branch holds the expected ticket with the decision's answer.
  *
  * Screenshots of the meaningful steps go to a temporary folder (printed when a step fails), or to
  * docs/screenshots/ with UPDATE_SCREENSHOTS=1, so that `npm test` never rewrites tracked files.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import {
 	CREDENTIAL_ID,
 	CREDENTIAL_NAME,
 	NODE_TYPE,
 	exampleWorkflows,
-	freePort,
-	packTarball,
-	prepareN8n,
-	projectRoot,
 	signIn,
-	startN8n,
-	type N8nInstance,
 } from '../../harness/n8n-env';
 import {
 	Editor,
 	UI_TIMEOUT,
 	eventually,
-	launchChromium,
-	openEditorPage,
-	screenshotDir,
+	screenshot,
+	startEditorRig,
 	stepsOn,
+	type EditorRig,
 } from '../../harness/n8n-editor';
-import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
+import { DEMO_KEYS } from '../../harness/sandbox';
 import { TICKET_ROUTING_OUTPUTS } from '../support/outputs';
 
 jest.setTimeout(600_000);
@@ -88,17 +80,11 @@ const TICKETS = [
 	{ subject: 'hello', body: 'hello', customer_email: 'kim@example.com', plan: 'free' },
 ];
 
-let sb: TestSandbox | undefined;
-let work: string | undefined;
-let n8n: N8nInstance | undefined;
-let browser: Browser | undefined;
-let context: BrowserContext | undefined;
+let rig: EditorRig | undefined;
 let page: Page;
 let ui: Editor;
 let workflowId: string;
 let findWorkflowId: string;
-const n8nLog: string[] = [];
-let pageErrors: string[] = [];
 const { step, failed, fail } = stepsOn(() => page);
 
 const FIND_WORKFLOW_NAME = 'Decision Service panel search test';
@@ -214,46 +200,18 @@ beforeAll(async () => {
 });
 
 async function setUp(): Promise<void> {
-	// First: a missing browser fails before n8n is started.
-	browser = await launchChromium();
-	sb = await startTestSandbox();
-	work = mkdtempSync(join(tmpdir(), 'decision-service-ui-'));
-	const tarball = packTarball(join(work, 'pack'));
-	const prepared = prepareN8n({
-		userFolder: join(work, 'user'),
-		tarball,
-		sandboxBaseUrl: sb.baseUrl,
-		apiKey: DEMO_KEYS.pro,
-		port: await freePort(),
-		workflowsDir: join(projectRoot, 'examples'),
-	});
-	n8n = await startN8n(prepared, {
-		log: (chunk) => {
-			n8nLog.push(chunk);
-			if (n8nLog.length > 300) n8nLog.shift();
-		},
-	});
-	workflowId = await createWorkflow(n8n.url);
-	({ context, page, pageErrors } = await openEditorPage(browser));
-	ui = new Editor(page);
+	rig = await startEditorRig({ name: 'editor' });
+	({ page, ui } = rig);
+	workflowId = await createWorkflow(rig.n8n.url);
 }
 
 afterAll(async () => {
-	if (failed()) {
-		console.log(
-			`Editor test failed. Screenshots: ${screenshotDir}\nPage errors:\n${pageErrors.join('\n') || '(none)'}\nLast n8n output:\n${n8nLog.join('').slice(-6000)}`,
-		);
-	}
-	await context?.close().catch(() => undefined);
-	await browser?.close().catch(() => undefined);
-	await n8n?.stop();
-	await sb?.close();
-	if (work) rmSync(work, { recursive: true, force: true });
+	await rig?.stop(failed() ? 'Editor test' : undefined);
 });
 
 describe('the Decision Service node in the n8n editor (real browser)', () => {
 	step('signs in as the owner', async () => {
-		await ui.signIn(n8n!.url);
+		await ui.signIn(rig!.n8n.url);
 		// The owner's workflow list shows the workflow the test created as the owner.
 		await page.getByText(WORKFLOW_NAME, { exact: true }).first().waitFor({ timeout: UI_TIMEOUT });
 		expect(new URL(page.url()).pathname).not.toMatch(/signin|setup/);
@@ -262,7 +220,7 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 	step(
 		'finds the node from the + after a node, under the words users type, and adds it',
 		async () => {
-			await page.goto(`${n8n!.url}/workflow/${findWorkflowId}`);
+			await page.goto(`${rig!.n8n.url}/workflow/${findWorkflowId}`);
 			await ui.canvasNode('Start').waitFor({ timeout: UI_TIMEOUT });
 			// The + at the end of the trigger's output: the usual way to add a step.
 			await ui.canvasNode('Start').hover();
@@ -333,7 +291,6 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 			() => creator.getByTestId('node-creator-item-name').allInnerTexts(),
 			(names) => expect(names.map((name) => name.trim())).toContain('Decision Service Tool'),
 		);
-		await ui.screenshot('00-find-the-tool');
 		await creator
 			.getByTestId('node-creator-item-name')
 			.filter({ hasText: /^Decision Service Tool$/ })
@@ -372,7 +329,7 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 					(node.parameters.outputMode ?? 'routeToOutputs') === 'routeToOutputs',
 			);
 			if (!decide) continue;
-			await page.goto(`${n8n!.url}/workflow/${example.id}`);
+			await page.goto(`${rig!.n8n.url}/workflow/${example.id}`);
 			await ui.openNode(decide.name);
 			// The list loaded from the decision, its rows shown…
 			await eventually(
@@ -388,7 +345,7 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 	step(
 		'opens the workflow: the node has only the fixed outputs before a decision is picked',
 		async () => {
-			await page.goto(`${n8n!.url}/workflow/${workflowId}`);
+			await page.goto(`${rig!.n8n.url}/workflow/${workflowId}`);
 			await ui.canvasNode(NODE_NAME).waitFor({ timeout: UI_TIMEOUT });
 			const names: Array<string | null> = [];
 			for (const node of await page.getByTestId('canvas-node').all())
@@ -481,6 +438,7 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 				() => page.getByRole('option', { name: /^Single Output/ }).innerText(),
 				(text) => expect(text).toMatch(/removes the other outputs/),
 			);
+			await screenshot(page, '03-output-option-warns');
 			await page.keyboard.press('Escape');
 			await ui.chooseOption('outputMode', 'Single Output');
 			await eventually(
@@ -510,18 +468,43 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 	);
 
 	step(
+		'maps the fields as a user does: drags subject and body from the input panel, types expressions for the others',
+		async () => {
+			await ui.openNode(NODE_NAME);
+			// The input panel is empty until the nodes before run: its button runs them.
+			const input = ui.ndv().getByTestId('ndv-input-panel');
+			await input.getByRole('button', { name: /Execute previous nodes/i }).click();
+			const schemaItem = (name: string) =>
+				input
+					.getByTestId('run-data-schema-item')
+					.locator('span')
+					.filter({ hasText: new RegExp(`^${name}$`) })
+					.first();
+			await schemaItem('subject').waitFor({ timeout: UI_TIMEOUT });
+			const fields = ui.ndv().getByTestId('mapping-fields-container').first();
+			for (const name of ['subject', 'body']) {
+				await ui.drag(schemaItem(name), fields.getByTestId(`parameter-input-${name}`));
+				await eventually(
+					() => fields.getByTestId(`parameter-input-${name}`).innerText(),
+					(text) => expect(text).toContain(`{{ $json.${name} }}`),
+				);
+			}
+			for (const name of ['customer_email', 'plan']) {
+				// As typed: n8n's editor closes the braces itself.
+				await ui.typeExpression(fields, name, `{{$json.${name}`);
+				await eventually(
+					() => fields.getByTestId(`parameter-input-${name}`).innerText(),
+					(text) => expect(text).toMatch(new RegExp(`\\{\\{\\s*\\$json\\.${name}\\s*\\}\\}`)),
+				);
+			}
+			await ui.screenshot('02-fields-mapped');
+			await ui.closeNode();
+		},
+	);
+
+	step(
 		'runs the workflow: each ticket arrives on the output of its team, the vague one on Pending Review',
 		async () => {
-			// Map Automatically: the tickets' fields have the names of the decision's fields.
-			await ui.openNode(NODE_NAME);
-			await ui.ndv().getByTestId('mapping-mode-select').locator('input[role="combobox"]').click();
-			await page.getByRole('option', { name: /^Map Automatically/ }).click();
-			await eventually(
-				() => ui.selectedOption(ui.ndv().getByTestId('mapping-mode-select')),
-				(value) => expect(value).toBe('Map Automatically'),
-			);
-			await ui.closeNode();
-
 			await page.getByTestId('execute-workflow-button').click();
 			const succeeded = ui.canvasNode(NODE_NAME).getByTestId('canvas-node-status-success');
 			const error = page
@@ -610,7 +593,7 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 				() => ui.canvasNode(NODE_NAME).innerText(),
 				(text) => expect(text).toContain('Decide: ticket-routing'),
 			);
-			await sb!.control('POST', '/decisions/ticket-routing/versions', {
+			await rig!.sandbox.control('POST', '/decisions/ticket-routing/versions', {
 				key: DEMO_KEYS.pro,
 				options: [
 					{

@@ -27,30 +27,17 @@
  * they would go if the time limit passed); in a temporary folder, or docs/screenshots/ with
  * UPDATE_SCREENSHOTS=1 (harness/n8n-editor.ts).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import {
 	Editor,
 	UI_TIMEOUT,
 	eventually,
-	launchChromium,
-	openEditorPage,
 	screenshot,
-	screenshotDir,
+	startEditorRig,
 	stepsOn,
+	type EditorRig,
 } from '../../harness/n8n-editor';
-import {
-	NODE_TYPE,
-	freePort,
-	outputNamesOf,
-	packTarball,
-	prepareN8n,
-	projectRoot,
-	startN8n,
-	type N8nInstance,
-} from '../../harness/n8n-env';
+import { NODE_TYPE, outputNamesOf } from '../../harness/n8n-env';
 import {
 	listExecutions,
 	ownerSession,
@@ -67,7 +54,6 @@ import {
 	waitingLinkIn,
 	whereItemsEnded,
 } from '../../harness/n8n-review';
-import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
 import type { SandboxExchange } from '../../sandbox/server';
 import { feedbackPosts, runIdOfPost, runIdsBySubject } from '../support/review';
 
@@ -106,19 +92,13 @@ const PICKS = [
 ];
 const PHONE = { width: 360, height: 780 };
 
-let sb: TestSandbox | undefined;
-let work: string | undefined;
-let n8n: N8nInstance | undefined;
+let rig: EditorRig | undefined;
 let session: OwnerSession;
-let browser: Browser | undefined;
-let context: BrowserContext | undefined;
 let page: Page;
 let ui: Editor;
-let pageErrors: string[] = [];
 const reviewerContexts: BrowserContext[] = [];
 /** The page a step is on: the editor, or the reviewer's (for the screenshot of a failed step). */
 let current: () => Page | undefined = () => page;
-const n8nLog: string[] = [];
 const exchanges: SandboxExchange[] = [];
 const { step, failed, fail } = stepsOn(() => current());
 
@@ -133,7 +113,7 @@ async function reviewerPage(
 	viewport: { width: number; height: number },
 	phone = false,
 ): Promise<Page> {
-	const reviewer = await browser!.newContext({
+	const reviewer = await rig!.browser.newContext({
 		viewport,
 		locale: 'en-US',
 		timezoneId: 'UTC',
@@ -161,42 +141,19 @@ const fieldValues = (reviewPage: Page, name: string) =>
 		.allInnerTexts();
 
 async function setUp(): Promise<void> {
-	// First: a missing browser fails before n8n is started.
-	browser = await launchChromium();
-	sb = await startTestSandbox({ onExchange: (exchange) => exchanges.push(exchange) });
-	work = mkdtempSync(join(tmpdir(), 'decision-service-ui-review-'));
-	const prepared = prepareN8n({
-		userFolder: join(work, 'user'),
-		tarball: packTarball(join(work, 'pack')),
-		sandboxBaseUrl: sb.baseUrl,
-		apiKey: DEMO_KEYS.pro,
-		port: await freePort(),
-		workflowsDir: join(projectRoot, 'examples'),
+	rig = await startEditorRig({
+		name: 'review',
+		sandbox: { onExchange: (exchange) => exchanges.push(exchange) },
+		// Tall enough for the whole review loop on the canvas at a readable zoom.
+		viewport: { width: 1280, height: 960 },
 	});
-	n8n = await startN8n(prepared, {
-		log: (chunk) => {
-			n8nLog.push(chunk);
-			if (n8nLog.length > 300) n8nLog.shift();
-		},
-	});
-	session = await ownerSession(n8n.url);
-	// Tall enough for the whole review loop on the canvas at a readable zoom.
-	({ context, page, pageErrors } = await openEditorPage(browser, { width: 1280, height: 960 }));
-	ui = new Editor(page);
+	({ page, ui } = rig);
+	session = await ownerSession(rig.n8n.url);
 }
 
 afterAll(async () => {
-	if (failed()) {
-		console.log(
-			`Review UI test failed. Screenshots: ${screenshotDir}\nPage errors:\n${pageErrors.join('\n') || '(none)'}\nLast n8n output:\n${n8nLog.join('').slice(-6000)}`,
-		);
-	}
 	for (const reviewer of reviewerContexts) await reviewer.close().catch(() => undefined);
-	await context?.close().catch(() => undefined);
-	await browser?.close().catch(() => undefined);
-	await n8n?.stop();
-	await sb?.close();
-	if (work) rmSync(work, { recursive: true, force: true });
+	await rig?.stop(failed() ? 'Review UI test' : undefined);
 });
 
 // Review's page lives on n8n 2's signed resume link (on n8n 1.x the node refuses to wait).
@@ -213,14 +170,14 @@ on2('Review in the n8n editor and on its page (real browser)', () => {
 	});
 
 	step('signs in as the owner', async () => {
-		await ui.signIn(n8n!.url);
+		await ui.signIn(rig!.n8n.url);
 		expect(new URL(page.url()).pathname).not.toMatch(/signin|setup/);
 	});
 
 	step(
 		'finds Review from the + after a node: "review" lists the node, its action "Wait for a person to review items"',
 		async () => {
-			await page.goto(`${n8n!.url}/workflow/${example.id}`);
+			await page.goto(`${rig!.n8n.url}/workflow/${example.id}`);
 			const lead = targetOf(NOT_REVIEWED);
 			await ui.canvasNode(lead).waitFor({ timeout: UI_TIMEOUT });
 			const nodes = await page.getByTestId('canvas-node').count();
@@ -311,7 +268,7 @@ on2('Review in the n8n editor and on its page (real browser)', () => {
 		link = waitingLinkIn(waiting, MESSAGE_NODE);
 		expect(link).toMatch(
 			new RegExp(
-				`^${n8n!.url.replace(/\./g, '\\.')}/webhook-waiting/${executionId}\\?signature=[0-9a-f]+$`,
+				`^${rig!.n8n.url.replace(/\./g, '\\.')}/webhook-waiting/${executionId}\\?signature=[0-9a-f]+$`,
 			),
 		);
 		expect(String(waiting.outputs[MESSAGE_NODE][0][0].json.message)).toContain(
