@@ -321,10 +321,34 @@ export async function waitFor(
 	throw new Error(`${url} not ready after ${timeoutMs} ms`);
 }
 
-/** Starts `n8n start` for a prepared instance and sets up the owner account. */
+/**
+ * Starts `n8n start` for a prepared instance and sets up the owner account. The task-runner
+ * broker's port was free when the instance was prepared, but seconds pass before n8n binds it and
+ * any loopback connection of a parallel test may take it as its local port meanwhile: n8n then
+ * stops at once ("Task Broker's port … is already in use"), and it is started again on another.
+ */
 export async function startN8n(
 	instance: N8nInstance,
 	options: { log?: (chunk: string) => void; nodeArgs?: string[] } = {},
+): Promise<N8nInstance> {
+	for (let attempt = 1; ; attempt++) {
+		try {
+			return await startN8nOnce(instance, options);
+		} catch (error) {
+			const taken = /Task Broker's port \d+ is already in use/.test(String(error));
+			const brokerPort = taken && attempt < 4 ? await probePort(0) : undefined;
+			if (brokerPort === undefined || brokerPort === instance.port) throw error;
+			instance = {
+				...instance,
+				env: { ...instance.env, N8N_RUNNERS_BROKER_PORT: String(brokerPort) },
+			};
+		}
+	}
+}
+
+async function startN8nOnce(
+	instance: N8nInstance,
+	options: { log?: (chunk: string) => void; nodeArgs?: string[] },
 ): Promise<N8nInstance> {
 	const child = spawn(instance.node, [...(options.nodeArgs ?? []), instance.bin, 'start'], {
 		env: instance.env,
