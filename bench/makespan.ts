@@ -14,7 +14,9 @@
  * before when it reads the decision first. Floor: with Max Concurrency's default (600) as the cap and, for the fallback mix, the
  * mean answer time (940 ms) and the last window's slowest answer as the service gave it.
  *
- * Flags: --window-ms (default 10 000: the plan's minute scaled 6×), --subset (Scale and Free ×
+ * Flags: --window-ms (default 10 000: the plan's minute scaled 6×), --scenarios REGEX (only the
+ * scenarios whose "plan latency size" matches, e.g. 'Starter.*60 executions'; prints their rows
+ * and the decides' arrival times, writes nothing), --subset (Scale and Free ×
  * 800 ms and the fallback mix, plus the webhook case), --label NAME (the report files are
  * makespan-NAME.*; default makespan.*), --out DIR (default bench/results). A run without a label
  * also writes makespan-compare.md when makespan-before.json (the same command on the code before,
@@ -214,6 +216,9 @@ function table(rows: MakespanRow[]): string {
 export async function runMakespan(): Promise<void> {
 	const windowMs = flag('window-ms', 10_000);
 	const subset = process.argv.includes('--subset');
+	// A look at some scenarios only: they run, their rows and arrivals are printed, nothing is written.
+	const onlyPattern = option('scenarios');
+	const only = onlyPattern === undefined ? undefined : new RegExp(onlyPattern);
 	const label = option('label');
 	const outDir = option('out') ?? join(projectRoot, 'bench', 'results');
 	const begun = performance.now();
@@ -292,6 +297,8 @@ export async function runMakespan(): Promise<void> {
 
 		const rows: MakespanRow[] = [];
 		const run = async (scenario: Scenario, shares: (contender: string) => Share[]) => {
+			if (only && !only.test(`${scenario.plan.name} ${scenario.latency.name} ${scenario.size}`))
+				return;
 			for (const contender of CONTENDERS) {
 				const figures = await runOnce(
 					sandbox,
@@ -337,6 +344,16 @@ export async function runMakespan(): Promise<void> {
 						items: 1,
 					})),
 			);
+		}
+
+		if (only) {
+			for (const row of rows) {
+				const first = Math.min(...row.figures.timestamps);
+				const arrivals = row.figures.timestamps.map((time) => Math.round(time - first));
+				console.log(`${row.contender}: decides arrived at (ms after the first) ${arrivals.join(',')}`);
+			}
+			console.log(`\n${table(rows)}\n`);
+			return;
 		}
 
 		// Two n8n processes on one key, as two queue-mode workers: each its own rate gate.
