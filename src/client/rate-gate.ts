@@ -61,6 +61,8 @@ export class RateGate {
 	/** The most recently issued request whose answer set `remaining`: older answers are stale. */
 	private newestReported = 0;
 	private lastProgressAt?: number;
+	/** Requests of the previous window still in flight when this one opened: they may land in it. */
+	private carriedOver = 0;
 	/** How often a request re-checks while answers in flight may show budget the estimate missed. */
 	static readonly pollMs = 25;
 	/** Longest single wait: a window end learned meanwhile is taken within this. */
@@ -137,8 +139,20 @@ export class RateGate {
 			this.newestReported = ticket;
 			let issuedLater = 0;
 			for (const other of this.inFlight) if (other > ticket) issuedLater += 1;
-			this.remaining = Math.max(0, info.remaining - issuedLater);
-			this.mayBeLow = info.remaining > 0 && issuedLater > 0;
+			// Of those, the service may already have counted some: a service that writes its headers
+			// when it answers counts requests sent after the one answered. What it says it counted
+			// (limit − remaining) against what this process may have had counted in the window (sent in
+			// it, and those still in flight when it opened) bounds what it has not counted yet. When it
+			// counted more than that, other clients share the key and the bound says nothing. Without
+			// it a run needing exactly the budget went out only as answers came back.
+			const counted = this.limit === undefined ? undefined : this.limit - info.remaining;
+			const ours = this.nextTicket - this.firstTicket + this.carriedOver;
+			const uncounted =
+				counted !== undefined && counted <= ours
+					? Math.min(issuedLater, ours - counted)
+					: issuedLater;
+			this.remaining = Math.max(0, info.remaining - uncounted);
+			this.mayBeLow = info.remaining > 0 && uncounted > 0;
 		}
 	}
 
@@ -207,6 +221,7 @@ export class RateGate {
 		this.endNoLaterThan = undefined;
 		this.firstSentAt = undefined;
 		this.firstTicket = this.nextTicket;
+		this.carriedOver = this.inFlight.size;
 		this.blocked = false;
 		this.mayBeLow = false;
 		// Answers to requests sent in the old window no longer tell what is left.

@@ -37,21 +37,36 @@ describe('RateGate', () => {
 		expect(gate.tryReserve()).toEqual({ waitMs: 500 });
 	});
 
-	it('spends budget the estimate missed once the answers in flight show it (headers written at answer time)', () => {
+	it('spends the whole budget at once when the answers count the later requests (headers written at answer time)', () => {
 		const clock = manualClock();
 		const gate = new RateGate(clock.now);
 		const tickets = [reserveTicket(gate), reserveTicket(gate), reserveTicket(gate)];
 		// A service that counts on arrival and writes its headers when it answers: the first answer
-		// already counts the two requests sent after it, and the gate subtracts them again.
+		// already counts the two requests sent after it. It counted 3, as many as this process sent
+		// in the window: nothing is uncounted, 2 are left, and they go now (not as answers come back).
 		gate.release(tickets[0], { limit: 5, remaining: 2, resetSeconds: 20 });
-		expect(gate.tryReserve()).toEqual({ waitMs: RateGate.pollMs });
-		// The newest answer tells the truth: 2 left, nothing else in flight.
-		gate.release(tickets[1], { limit: 5, remaining: 2, resetSeconds: 20 });
-		gate.release(tickets[2], { limit: 5, remaining: 2, resetSeconds: 20 });
 		reserveTicket(gate);
 		reserveTicket(gate);
-		// That figure was exact (nothing in flight was subtracted): no need to look again soon.
+		// That figure was exact: no need to look again soon.
 		expect(gate.tryReserve()).toEqual({ waitMs: RateGate.maxWaitSliceMs });
+		gate.release(tickets[1], { limit: 5, remaining: 0, resetSeconds: 20 });
+		gate.release(tickets[2], { limit: 5, remaining: 0, resetSeconds: 20 });
+		expect(gate.tryReserve()).toEqual({ waitMs: RateGate.maxWaitSliceMs });
+	});
+
+	it('with another client on the key, counts the later requests still in flight as uncounted and looks again soon', () => {
+		const clock = manualClock();
+		const gate = new RateGate(clock.now);
+		const tickets = [reserveTicket(gate), reserveTicket(gate), reserveTicket(gate)];
+		// The service counted 4 where this process sent 3: someone else uses the key, so the two sent
+		// after the answered one may not be counted yet: 3 − 2 = 1 left for sure.
+		gate.release(tickets[0], { limit: 7, remaining: 3, resetSeconds: 20 });
+		reserveTicket(gate);
+		expect(gate.tryReserve()).toEqual({ waitMs: RateGate.pollMs });
+		// The newest answers tell the truth: 2 left, nothing else in flight but the fourth.
+		gate.release(tickets[1], { limit: 7, remaining: 2, resetSeconds: 20 });
+		gate.release(tickets[2], { limit: 7, remaining: 2, resetSeconds: 20 });
+		expect('ticket' in gate.tryReserve()).toBe(true);
 	});
 
 	it('takes the window’s end from the first request it sent in it, inside the Reset header’s second', () => {
