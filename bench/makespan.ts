@@ -350,7 +350,9 @@ export async function runMakespan(): Promise<void> {
 			for (const row of rows) {
 				const first = Math.min(...row.figures.timestamps);
 				const arrivals = row.figures.timestamps.map((time) => Math.round(time - first));
-				console.log(`${row.contender}: decides arrived at (ms after the first) ${arrivals.join(',')}`);
+				console.log(
+					`${row.contender}: decides arrived at (ms after the first) ${arrivals.join(',')}`,
+				);
 			}
 			console.log(`\n${table(rows)}\n`);
 			return;
