@@ -8,7 +8,8 @@
 import type { IDataObject } from 'n8n-workflow';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
 import type { SandboxExchange } from '../../sandbox/server';
-import { decide } from './helpers';
+import { runNode } from '../../harness/n8n-engine';
+import { decide, locator } from './helpers';
 
 let sandbox: TestSandbox;
 const exchanges: SandboxExchange[] = [];
@@ -108,6 +109,31 @@ describe('the decision checked against', () => {
 		// One fresh look for the execution, not one per item.
 		expect(asked('ticket-routing')).toHaveLength(2);
 		expect((await sandbox.usage(DEMO_KEYS.pro)).used).toBe(usedBefore);
+	});
+
+	it('is read once by an Evaluate execution, fresh each time, for its report and its input checks', async () => {
+		const credentials = credentialsFor(DEMO_KEYS.pro);
+		const evaluate = () =>
+			runNode({
+				parameters: {
+					resource: 'decision',
+					operation: 'evaluate',
+					decision: locator('ticket-routing'),
+					inputMode: 'json',
+					jsonInput: '={{ { "subject": $json.subject, "body": $json.body } }}',
+					expected: '={{ $json.expected }}',
+					targetAccuracy: 0.9,
+					evaluateOptions: {},
+				},
+				items: [0, 1, 2].map((index) => ({ ...ticket(index), expected: 'billing' })),
+				credentials,
+			});
+		expect((await evaluate()).error).toBeUndefined();
+		expect(asked('ticket-routing')).toHaveLength(1);
+		// Within the minute, a report is still about the decision as it is now: read again.
+		expect((await evaluate()).error).toBeUndefined();
+		expect(asked('ticket-routing')).toHaveLength(2);
+		expect(decided('ticket-routing')).toHaveLength(6);
 	});
 
 	it('without continue-on-fail, the first item that fails is reported even when a later one fails to be read', async () => {

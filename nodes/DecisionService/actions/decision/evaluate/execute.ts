@@ -130,7 +130,9 @@ export async function execute(
 	if (!slug) throw new NodeOperationError(this.getNode(), 'No decision selected');
 	let decision;
 	try {
-		decision = await client.getDecision(slug, this.getExecutionCancelSignal());
+		// Fresh (a report is about the decision as it is now), and kept for the input checks below,
+		// so the execution reads it once.
+		decision = await client.recentDecision(slug, true).decision;
 	} catch (error) {
 		throw toNodeError(this.getNode(), error, 0);
 	}
