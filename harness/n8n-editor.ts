@@ -301,6 +301,31 @@ export class Editor {
 		);
 	}
 
+	/** n8n's node panel (opened by a +), once it is shown. */
+	async nodePanel(): Promise<Locator> {
+		const panel = this.page.getByTestId('node-creator');
+		await panel.waitFor({ timeout: UI_TIMEOUT });
+		return panel;
+	}
+
+	/** Types `words` in the node panel's search and waits until the list shows `name`. */
+	async searchNodePanel(words: string, name: string): Promise<void> {
+		await this.page.getByTestId('node-creator-search-bar').fill(words);
+		await eventually(
+			() => this.page.getByTestId('node-creator-item-name').allInnerTexts(),
+			(names) => expect(names.map((each) => each.trim())).toContain(name),
+		);
+	}
+
+	/** Clicks `name` in the node panel's list. */
+	async pickInNodePanel(name: string): Promise<void> {
+		await this.page
+			.getByTestId('node-creator-item-name')
+			.filter({ hasText: new RegExp(`^${name}$`) })
+			.first()
+			.click();
+	}
+
 	/**
 	 * Drags with the mouse as a user does (press, move in steps, release): n8n's mapping starts a
 	 * drag on a press followed by movement and drops on release over a field.

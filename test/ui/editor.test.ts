@@ -225,24 +225,14 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 			// The + at the end of the trigger's output: the usual way to add a step.
 			await ui.canvasNode('Start').hover();
 			await ui.outputHandles('Start').getByTestId('canvas-handle-plus').click();
-			const creator = page.getByTestId('node-creator');
-			await creator.waitFor({ timeout: UI_TIMEOUT });
-			const search = page.getByTestId('node-creator-search-bar');
+			const creator = await ui.nodePanel();
 			for (const words of SEARCHES) {
-				await search.fill(words);
-				await eventually(
-					() => creator.getByTestId('node-creator-item-name').allInnerTexts(),
-					(names) => expect(names.map((name) => name.trim())).toContain('Decision Service'),
-				);
+				await ui.searchNodePanel(words, 'Decision Service');
 				expect(await creator.getByTestId('node-creator-no-results').count()).toBe(0);
 			}
-			await search.fill('decision');
+			await ui.searchNodePanel('decision', 'Decision Service');
 			await ui.screenshot('00-find-the-node');
-			await creator
-				.getByTestId('node-creator-item-name')
-				.filter({ hasText: /^Decision Service$/ })
-				.first()
-				.click();
+			await ui.pickInNodePanel('Decision Service');
 			// Its actions, as n8n lists them for a node with operations: Decide first among them.
 			const decide = creator.getByText('Decide on an item', { exact: true }).first();
 			await decide.waitFor({ timeout: UI_TIMEOUT });
@@ -265,13 +255,8 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 			.or(page.getByTestId('canvas-plus-button'))
 			.first()
 			.click();
-		const creator = page.getByTestId('node-creator');
-		await creator.waitFor({ timeout: UI_TIMEOUT });
-		await page.getByTestId('node-creator-search-bar').fill('decision');
-		await eventually(
-			() => creator.getByTestId('node-creator-item-name').allInnerTexts(),
-			(names) => expect(names.map((name) => name.trim())).toContain('Decision Service'),
-		);
+		const creator = await ui.nodePanel();
+		await ui.searchNodePanel('decision', 'Decision Service');
 		await page.keyboard.press('Escape');
 		await creator.waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
 	});
@@ -284,18 +269,9 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 			.filter({ hasText: 'Tool' })
 			.first();
 		await toolHandle.getByTestId('canvas-handle-plus').click();
-		const creator = page.getByTestId('node-creator');
-		await creator.waitFor({ timeout: UI_TIMEOUT });
-		await page.getByTestId('node-creator-search-bar').fill('decision');
-		await eventually(
-			() => creator.getByTestId('node-creator-item-name').allInnerTexts(),
-			(names) => expect(names.map((name) => name.trim())).toContain('Decision Service Tool'),
-		);
-		await creator
-			.getByTestId('node-creator-item-name')
-			.filter({ hasText: /^Decision Service Tool$/ })
-			.first()
-			.click();
+		await ui.nodePanel();
+		await ui.searchNodePanel('decision', 'Decision Service Tool');
+		await ui.pickInNodePanel('Decision Service Tool');
 		await ui.ndv().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
 		// Pre-set for an agent: the model writes the text, nothing to fill in but the decision.
 		await eventually(

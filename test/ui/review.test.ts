@@ -183,18 +183,9 @@ on2('Review in the n8n editor and on its page (real browser)', () => {
 			const nodes = await page.getByTestId('canvas-node').count();
 			await ui.canvasNode(lead).hover();
 			await ui.outputHandles(lead).getByTestId('canvas-handle-plus').click();
-			const creator = page.getByTestId('node-creator');
-			await creator.waitFor({ timeout: UI_TIMEOUT });
-			await page.getByTestId('node-creator-search-bar').fill('review');
-			await eventually(
-				() => creator.getByTestId('node-creator-item-name').allInnerTexts(),
-				(names) => expect(names.map((name) => name.trim())).toContain('Decision Service'),
-			);
-			await creator
-				.getByTestId('node-creator-item-name')
-				.filter({ hasText: /^Decision Service$/ })
-				.first()
-				.click();
+			const creator = await ui.nodePanel();
+			await ui.searchNodePanel('review', 'Decision Service');
+			await ui.pickInNodePanel('Decision Service');
 			// The node's own panel of actions, under its name.
 			await eventually(
 				() => creator.innerText(),
