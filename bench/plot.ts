@@ -1,8 +1,7 @@
 /** Requests per second over time against the plan's limit: an SVG chart, rasterised to PNG by Chromium. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
-import { ensureChromium } from '../harness/chromium';
+import { launchHeadlessChromium } from '../harness/chromium';
 
 export interface RateSeries {
 	scenario: string;
@@ -95,18 +94,7 @@ ${legend}
 
 /** Rasterises SVGs (900 × 420) to PNG files in `dir` with Chromium, the SVG beside each. */
 async function writePngs(charts: Array<{ name: string; svg: string }>, dir: string): Promise<void> {
-	const browser = await chromium.launch({
-		executablePath: ensureChromium(),
-		headless: true,
-		args: [
-			'--no-sandbox',
-			'--disable-gpu',
-			'--disable-background-networking',
-			'--disable-component-update',
-			'--disable-sync',
-			'--no-first-run',
-		],
-	});
+	const browser = await launchHeadlessChromium();
 	try {
 		const page = await browser.newPage({ viewport: { width: 900, height: 420 } });
 		for (const { name, svg } of charts) {

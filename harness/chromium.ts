@@ -5,6 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
@@ -50,4 +51,21 @@ export function ensureChromium(): string {
 
 if (require.main === module) {
 	console.log(ensureChromium());
+}
+
+/** Debian's chromium, headless, quiet (no background network, no updates): for the UI tests and the plots. */
+export async function launchHeadlessChromium(): Promise<Browser> {
+	return await chromium.launch({
+		executablePath: ensureChromium(),
+		headless: true,
+		args: [
+			'--no-sandbox',
+			'--disable-gpu',
+			'--disable-background-networking',
+			'--disable-component-update',
+			'--disable-sync',
+			'--no-first-run',
+			'--disable-quic',
+		],
+	});
 }

@@ -10,14 +10,13 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-	chromium,
 	selectors,
 	type Browser,
 	type BrowserContext,
 	type Locator,
 	type Page,
 } from 'playwright-core';
-import { ensureChromium } from './chromium';
+import { launchHeadlessChromium } from './chromium';
 import {
 	OWNER,
 	freePort,
@@ -66,21 +65,8 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 
 /** Debian's chromium, headless, with n8n's `data-test-id` as the test id attribute. */
 export async function launchChromium(): Promise<Browser> {
-	const executablePath = ensureChromium();
 	selectors.setTestIdAttribute('data-test-id');
-	return await chromium.launch({
-		executablePath,
-		headless: true,
-		args: [
-			'--no-sandbox',
-			'--disable-gpu',
-			'--disable-background-networking',
-			'--disable-component-update',
-			'--disable-sync',
-			'--no-first-run',
-			'--disable-quic',
-		],
-	});
+	return await launchHeadlessChromium();
 }
 
 /**
