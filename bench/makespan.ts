@@ -49,7 +49,10 @@ import {
 	type Share,
 	type ThroughputFigures,
 } from './throughput';
-import { benchWorkflow } from './workflows';
+import { bearerCredentialIdOf, benchWorkflow } from './workflows';
+
+/** The answers' latency in the webhook case (60 executions of one item each). */
+const WEBHOOK_LATENCY_MS = 800;
 
 /** Max Concurrency's default since issue 18: the cap in the floor, for every contender. */
 const FLOOR_CAP = 600;
@@ -75,7 +78,30 @@ interface MakespanRow {
 	items: number;
 	contender: string;
 	floorMs: number;
+	/**
+	 * The webhook case: n8n alone, the same 60 posts into the same workflow with a Wait of one
+	 * answer's time in place of the contender, wall time. n8n starts 60 executions one after the
+	 * other, so their last request cannot go before n8n reaches it: on a plan whose budget covers
+	 * the 60, this, not the service, is the floor (every contender needed 3–4 times the service's).
+	 */
+	n8nAloneWallMs?: number;
 	figures: ThroughputFigures;
+}
+
+/**
+ * How far from the floor a run finished: its makespan ÷ the service's floor; in the webhook case
+ * also its wall time ÷ n8n alone's, and the smaller of the two (the two clocks differ, so each is
+ * taken against its own; the higher floor gives the smaller ratio).
+ */
+export function floorRatio(row: {
+	floorMs: number;
+	n8nAloneWallMs?: number;
+	figures: { makespanMs: number; wallMs: number };
+}): number {
+	const serviceRatio = row.figures.makespanMs / row.floorMs;
+	return row.n8nAloneWallMs === undefined
+		? serviceRatio
+		: Math.min(serviceRatio, row.figures.wallMs / row.n8nAloneWallMs);
 }
 
 function floorOf(scenario: Scenario, figures: ThroughputFigures, windowMs: number): number {
@@ -101,6 +127,7 @@ interface SavedRow {
 	size: string;
 	contender: string;
 	floorMs: number;
+	n8nAloneWallMs?: number;
 	figures: Pick<
 		ThroughputFigures,
 		'makespanMs' | 'wallMs' | 'failed' | 'rateLimitedToUser' | 'rateRatio' | 'otherCores'
@@ -119,8 +146,7 @@ export function compareTable(
 	const ours = (row: SavedRow) => row.contender.startsWith('decision-service');
 	const find = (rows: SavedRow[], scenario: string, contender: (row: SavedRow) => boolean) =>
 		rows.find((row) => key(row) === scenario && contender(row));
-	const ratio = (row?: SavedRow) =>
-		row ? (row.figures.makespanMs / row.floorMs).toFixed(2) : 'n/a';
+	const ratio = (row?: SavedRow) => (row ? floorRatio(row).toFixed(2) : 'n/a');
 	const versus = (
 		mine?: SavedRow,
 		http?: SavedRow,
@@ -190,7 +216,7 @@ export function compareTable(
 
 function table(rows: MakespanRow[]): string {
 	const header =
-		'| Plan | Latency | Items | Contender | Makespan s | Floor s | Makespan ÷ floor | Wall s | Until the first request s | Items failed | 429s reaching the user | 429s sent by the service | Achieved ÷ plan rate | Other load, cores |';
+		'| Plan | Latency | Items | Contender | Makespan s | Floor s | Makespan ÷ floor | Wall s | n8n alone: wall s | ÷ the higher floor | Until the first request s | Items failed | 429s reaching the user | 429s sent by the service | Achieved ÷ plan rate | Other load, cores |';
 	const lines = rows.map((row) => {
 		const run = row.figures;
 		return `| ${[
@@ -202,6 +228,8 @@ function table(rows: MakespanRow[]): string {
 			seconds(row.floorMs),
 			(run.makespanMs / row.floorMs).toFixed(2),
 			seconds(run.wallMs),
+			row.n8nAloneWallMs === undefined ? '' : seconds(row.n8nAloneWallMs),
+			floorRatio(row).toFixed(2),
 			seconds(run.firstRequestMs),
 			run.failed,
 			run.rateLimitedToUser,
@@ -210,7 +238,7 @@ function table(rows: MakespanRow[]): string {
 			run.otherCores.toFixed(2),
 		].join(' | ')} |`;
 	});
-	return [header, `|${'---|'.repeat(14)}`, ...lines].join('\n');
+	return [header, `|${'---|'.repeat(16)}`, ...lines].join('\n');
 }
 
 export async function runMakespan(): Promise<void> {
@@ -260,6 +288,7 @@ export async function runMakespan(): Promise<void> {
 					credentialId: credentials[index].id,
 					baseUrl: sandbox.baseUrl,
 					apiKey: plan.key,
+					bearerCredentialId: bearerCredentialIdOf(credentials[index].id),
 					perItemOutcome: true,
 					batch:
 						contender === 'http-batched' ? { size: plan.limit, intervalMs: windowMs } : undefined,
@@ -269,6 +298,24 @@ export async function runMakespan(): Promise<void> {
 					writeFileSync(join(twoProcessDir, `${id}.json`), JSON.stringify(workflow));
 			}
 		}
+		// n8n alone, for the webhook case: the same workflow with a Wait of one answer's time.
+		const n8nWaitPath = 'makespan-n8n-wait';
+		workflowIds.push('makespanN8nWait');
+		writeFileSync(
+			join(workflowsDir, 'makespanN8nWait.json'),
+			JSON.stringify(
+				benchWorkflow({
+					id: 'makespanN8nWait',
+					contender: 'n8n-wait',
+					webhookPath: n8nWaitPath,
+					credentialId: credentials[0].id,
+					baseUrl: sandbox.baseUrl,
+					apiKey: FREE.key,
+					perItemOutcome: true,
+					waitSeconds: WEBHOOK_LATENCY_MS / 1000,
+				}),
+			),
+		);
 		const pathOf = (plan: Plan, contender: string) => paths.get(`${plan.slug}|${contender}`)!;
 		const main = await startBenchN8n(
 			prepareBenchN8n(
@@ -280,7 +327,7 @@ export async function runMakespan(): Promise<void> {
 				credentials,
 				await freePort(),
 			),
-			[...paths.values()],
+			[...paths.values(), n8nWaitPath],
 		);
 		started.push(main);
 		for (const plan of plans)
@@ -293,12 +340,32 @@ export async function runMakespan(): Promise<void> {
 					[{ n8n: main, path: pathOf(plan, contender), items: 5 }],
 					windowMs,
 				);
+		await runOnce(
+			sandbox,
+			FREE,
+			NO_LATENCY,
+			'n8n-wait',
+			[{ n8n: main, path: n8nWaitPath, items: 5 }],
+			windowMs,
+		);
 		main.idleCpuMsPerSecond = await measureIdleCpu(main.instance.process!.pid!);
 
 		const rows: MakespanRow[] = [];
 		const run = async (scenario: Scenario, shares: (contender: string) => Share[]) => {
 			if (only && !only.test(`${scenario.plan.name} ${scenario.latency.name} ${scenario.size}`))
 				return;
+			const n8nAloneWallMs = scenario.executions
+				? (
+						await runOnce(
+							sandbox,
+							scenario.plan,
+							NO_LATENCY,
+							'n8n-wait',
+							shares('n8n-wait').map((share) => ({ ...share, path: n8nWaitPath })),
+							windowMs,
+						)
+					).wallMs
+				: undefined;
 			for (const contender of CONTENDERS) {
 				const figures = await runOnce(
 					sandbox,
@@ -315,11 +382,12 @@ export async function runMakespan(): Promise<void> {
 					items: scenario.items,
 					contender: contenderLabel(contender),
 					floorMs: floorOf(scenario, figures, windowMs),
+					n8nAloneWallMs,
 					figures,
 				};
 				rows.push(row);
 				console.log(
-					`${row.plan} ${row.latency} ${row.size} ${row.contender}: makespan ${seconds(figures.makespanMs)} s, floor ${seconds(row.floorMs)} s (÷ ${(figures.makespanMs / row.floorMs).toFixed(2)}), wall ${seconds(figures.wallMs)} s, failed ${figures.failed}, rate_limited to the user ${figures.rateLimitedToUser}, 429s sent ${figures.sent429}, rate ${figures.rateRatio?.toFixed(3) ?? 'n/a'}, other load ${figures.otherCores.toFixed(2)}${figures.sampleError ? `; first error: ${figures.sampleError}` : ''}${figures.executionErrors.length ? `; execution errors: ${figures.executionErrors.slice(0, 2).join(' | ')}` : ''}`,
+					`${row.plan} ${row.latency} ${row.size} ${row.contender}: makespan ${seconds(figures.makespanMs)} s, floor ${seconds(row.floorMs)} s (÷ ${(figures.makespanMs / row.floorMs).toFixed(2)}), wall ${seconds(figures.wallMs)} s${n8nAloneWallMs === undefined ? '' : ` (n8n alone ${seconds(n8nAloneWallMs)} s, ÷ ${floorRatio(row).toFixed(2)})`}, failed ${figures.failed}, rate_limited to the user ${figures.rateLimitedToUser}, 429s sent ${figures.sent429}, rate ${figures.rateRatio?.toFixed(3) ?? 'n/a'}, other load ${figures.otherCores.toFixed(2)}${figures.sampleError ? `; first error: ${figures.sampleError}` : ''}${figures.executionErrors.length ? `; execution errors: ${figures.executionErrors.slice(0, 2).join(' | ')}` : ''}`,
 				);
 			}
 		};
@@ -418,7 +486,7 @@ export async function runMakespan(): Promise<void> {
 		const points: RatioPoint[] = rows.map((row) => ({
 			label: `${row.plan.split(' ')[0]} ${row.latency.split(',')[0]} ${row.size.split(' (')[0]}`,
 			contender: row.contender.startsWith('decision-service') ? 'decision-service' : row.contender,
-			ratio: row.figures.failed > 0 ? null : row.figures.makespanMs / row.floorMs,
+			ratio: row.figures.failed > 0 ? null : floorRatio(row),
 		}));
 		const plot = await renderRatioPlot(
 			points,

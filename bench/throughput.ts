@@ -46,7 +46,7 @@ import {
 	waitForWebhooks,
 } from './n8n-bench';
 import { renderRatePlots, type RateSeries } from './plot';
-import { benchWorkflow, type Contender } from './workflows';
+import { bearerCredentialIdOf, benchWorkflow, type Contender } from './workflows';
 
 export interface ThroughputOptions {
 	quick: boolean;
@@ -403,12 +403,20 @@ export function prepareBenchN8n(
 	writeFileSync(
 		credentialsFile,
 		JSON.stringify(
-			credentials.map((credential) => ({
-				id: credential.id,
-				name: credential.id,
-				type: 'decisionServiceApi',
-				data: { apiKey: credential.key, baseUrl: sandbox.baseUrl },
-			})),
+			credentials.flatMap((credential) => [
+				{
+					id: credential.id,
+					name: credential.id,
+					type: 'decisionServiceApi',
+					data: { apiKey: credential.key, baseUrl: sandbox.baseUrl },
+				},
+				{
+					id: bearerCredentialIdOf(credential.id),
+					name: bearerCredentialIdOf(credential.id),
+					type: 'httpBearerAuth',
+					data: { token: credential.key },
+				},
+			]),
 		),
 	);
 	prepared.cli(['import:credentials', `--input=${credentialsFile}`]);

@@ -1,7 +1,7 @@
 /** The benchmark's workflows: a webhook with N items into one contender, as a user would build them. */
 import { NODE_TYPE } from '../harness/n8n-env';
 
-export type Contender = 'decision-service' | 'http-default' | 'http-batched' | 'no-op';
+export type Contender = 'decision-service' | 'http-default' | 'http-batched' | 'no-op' | 'n8n-wait';
 
 export interface BenchWorkflowOptions {
 	id: string;
@@ -23,7 +23,18 @@ export interface BenchWorkflowOptions {
 	perItemOutcome?: boolean;
 	/** Batching of the HTTP Request node: the plan's rate, as a careful user would set it. */
 	batch?: { size: number; intervalMs: number };
+	/**
+	 * The HTTP Request node's key from an n8n Bearer Auth credential of this id, as n8n's docs set
+	 * a key up (n8n then loads the credential in every execution, as it does ours). Unset: the key
+	 * typed into a header parameter (the earlier benchmarks' set-up).
+	 */
+	bearerCredentialId?: string;
+	/** 'n8n-wait': how long its Wait node waits, in seconds. */
+	waitSeconds?: number;
 }
+
+/** The id of the Bearer Auth credential the bench imports beside each Decision Service one. */
+export const bearerCredentialIdOf = (credentialId: string) => `${credentialId}Bearer`;
 
 export function benchWorkflow(options: BenchWorkflowOptions): Record<string, unknown> {
 	// n8n's own No Operation node: what n8n itself spends carrying the items, the baseline of the memory runs.
@@ -34,10 +45,32 @@ export function benchWorkflow(options: BenchWorkflowOptions): Record<string, unk
 		position: [660, 300],
 		parameters: {},
 	};
+	// n8n alone: a Wait of one answer's time in place of the request, what no contender can beat.
+	const waitNode = {
+		name: 'Contender',
+		type: 'n8n-nodes-base.wait',
+		typeVersion: 1.1,
+		position: [660, 300],
+		webhookId: `${options.id}-wait`,
+		parameters: { resume: 'timeInterval', amount: options.waitSeconds ?? 0, unit: 'seconds' },
+	};
+	const keyParameters = options.bearerCredentialId
+		? {
+				authentication: 'genericCredentialType',
+				genericAuthType: 'httpBearerAuth',
+			}
+		: {
+				sendHeaders: true,
+				headerParameters: {
+					parameters: [{ name: 'Authorization', value: `Bearer ${options.apiKey}` }],
+				},
+			};
 	const contenderNode =
 		options.contender === 'no-op'
 			? noOpNode
-			: options.contender === 'decision-service'
+			: options.contender === 'n8n-wait'
+				? waitNode
+				: options.contender === 'decision-service'
 				? {
 						name: 'Contender',
 						type: NODE_TYPE,
@@ -64,13 +97,20 @@ export function benchWorkflow(options: BenchWorkflowOptions): Record<string, unk
 						type: 'n8n-nodes-base.httpRequest',
 						typeVersion: 4.2,
 						position: [660, 300],
+						...(options.bearerCredentialId
+							? {
+									credentials: {
+										httpBearerAuth: {
+											id: options.bearerCredentialId,
+											name: options.bearerCredentialId,
+										},
+									},
+								}
+							: {}),
 						parameters: {
 							method: 'POST',
 							url: `${options.baseUrl}/decide/content-labels`,
-							sendHeaders: true,
-							headerParameters: {
-								parameters: [{ name: 'Authorization', value: `Bearer ${options.apiKey}` }],
-							},
+							...keyParameters,
 							sendBody: true,
 							specifyBody: 'json',
 							jsonBody: '={{ JSON.stringify({ input: $json }) }}',
