@@ -15,7 +15,15 @@
  *   the first request it sent in the window plus the window's length (the longest reset seen) and
  *   a margin, which is exact when this process opened the window. A second's rounding would cost
  *   up to a sixtieth of every minute; a request that arrives a little early gets a free 429.
- * - A 429: nothing goes until its Retry-After (bounded like the headers, rate-headers.ts).
+ * - A new window's first request goes alone; the rest follow `firstAloneMs` later (or once it is
+ *   answered). The service opens its window when that request arrives, and the gate takes the next
+ *   end from when it sent it: sent alone, it arrives within one request's transit. Sent with a
+ *   window's budget, it would arrive only after n8n's synchronous work for every request of the
+ *   burst (hundreds of ms for 600), and the next window would open that much too early. A window
+ *   the gate opens a little early then costs one refused request, not a refused burst.
+ * - A 429: nothing goes until its Retry-After (bounded like the headers, rate-headers.ts). When the
+ *   first request of a window the gate opened on its estimate is refused within Retry-After's
+ *   rounding, the window is about to turn: it looks again after the margin, with one request.
  *
  * Shared by every client of one base URL and key in the process (parallel executions share the
  * budget); across processes the service's 429s are the shared truth. No timers: callers wait
@@ -50,8 +58,26 @@ export class RateGate {
 	private windowMs?: number;
 	/** A 429 said the window is spent until windowEndsAt: no looking again before. */
 	private blocked = false;
-	/** This window was opened on the gate's own estimate of the last one's end (not after a 429). */
+	/** This window was opened on the gate's own estimate of the last one's end (not after a 429's full hold). */
 	private openedOnEstimate = false;
+	/** The first request of this window went out alone; the others wait until this time or its answer. */
+	private aloneUntil?: number;
+	/** This window's first request reached the service ahead of the others (sent alone, or by itself). */
+	private startPinned = false;
+	/** The same of the window whose start the current estimate of the end was taken from. */
+	private previousStartPinned = false;
+	/** Requests waited for the current window's end: the next one opens with its first request alone. */
+	private held = false;
+	/** This window's first request is to go alone (requests waited for it). */
+	private firstGoesAlone = false;
+	/** Blocked by a 429 that said the gate opened this window a little early: it looks again soon. */
+	private blockedEarly = false;
+	/** The latest end the first of those refusals allowed: looking again soon stops there. */
+	private earlyLookUntil?: number;
+	/** This window is such a look again. */
+	private reopenedSoon = false;
+	/** Blocked by a 429 until the gate's own estimate of the end, inside Retry-After's bounds. */
+	private blockedUntilEstimate = false;
 	/** The margin after the estimated end; doubles (to a second) each time a window opened too early. */
 	private margin = 50;
 	/** The newest answer's Remaining was above 0 and requests sent after it were subtracted. */
@@ -69,6 +95,8 @@ export class RateGate {
 	static readonly maxWaitSliceMs = 1_000;
 	/** Added to the window's end as this process opened it, at first: the jitter of one request's transit. */
 	static readonly endMarginMs = 50;
+	/** How long a new window's first request goes alone (see the top of this file). */
+	static readonly firstAloneMs = 25;
 
 	constructor(private readonly now: () => number) {}
 
@@ -88,19 +116,23 @@ export class RateGate {
 			!this.blocked
 		) {
 			// The window is about to turn: what is left of it could land in the next one.
-			return { waitMs: Math.max(1, this.windowEndsAt - now) };
+			return this.hold(Math.max(1, this.windowEndsAt - now));
+		}
+		if (this.aloneUntil !== undefined) {
+			if (now < this.aloneUntil) return this.hold(this.aloneUntil - now);
+			this.aloneUntil = undefined;
 		}
 		if (this.remaining !== undefined && this.remaining <= 0) {
 			if (this.windowEndsAt !== undefined) {
 				const untilEnd = Math.max(1, this.windowEndsAt - now);
-				if (this.blocked) return { waitMs: untilEnd };
+				if (this.blocked) return this.hold(untilEnd);
 				// Answers in flight may show budget the estimate missed (a service that writes its
 				// headers when it answers has already counted requests sent after): look again soon.
 				const poll = this.mayBeLow && this.inFlight.size > 0;
-				return { waitMs: Math.min(untilEnd, poll ? RateGate.pollMs : RateGate.maxWaitSliceMs) };
+				return this.hold(Math.min(untilEnd, poll ? RateGate.pollMs : RateGate.maxWaitSliceMs));
 			}
 			// Spent, and the window's end not known yet: an answer in flight will tell it.
-			if (this.inFlight.size > 0) return { waitMs: RateGate.pollMs };
+			if (this.inFlight.size > 0) return this.hold(RateGate.pollMs);
 			// Nothing in flight to learn from: let one request probe the service.
 			this.remaining = 1;
 		}
@@ -110,7 +142,18 @@ export class RateGate {
 		if (this.firstSentAt === undefined) {
 			this.firstSentAt = now;
 			this.firstTicket = ticket;
+			this.startPinned = true;
+			// Only when requests waited for this window: a run that starts after it opened (the first
+			// of a process, or after a pause) goes at once, as it could not have gone sooner.
+			if (this.firstGoesAlone) this.aloneUntil = now + RateGate.firstAloneMs;
+			this.firstGoesAlone = false;
 			this.settleEnd();
+		} else if (
+			this.inFlight.has(this.firstTicket) &&
+			now - this.firstSentAt < RateGate.firstAloneMs
+		) {
+			// Sent with the first one, before its answer: the first may reach the service after it.
+			this.startPinned = false;
 		}
 		return { ticket };
 	}
@@ -121,6 +164,8 @@ export class RateGate {
 	 */
 	release(ticket: number, info: RateWindowInfo = {}, answered = false): void {
 		this.inFlight.delete(ticket);
+		// The window's first request is at the service (or failed): the others need not wait for it.
+		if (ticket === this.firstTicket) this.aloneUntil = undefined;
 		const now = this.now();
 		if (answered) this.lastProgressAt = now;
 		if (info.limit !== undefined) this.limit = info.limit;
@@ -163,26 +208,48 @@ export class RateGate {
 	 */
 	block(holdMs: number, earliestMs: number = holdMs, ticket?: number): void {
 		const now = this.now();
+		// The other refusals of an opening already refused: the look again stands.
+		if (this.blocked && this.blockedEarly) return;
 		const latest = now + Math.min(Math.max(holdMs, 1), RATE_WINDOW_MAX_MS);
 		const earliest = Math.min(latest, now + Math.max(earliestMs, 1));
-		let estimate = this.blocked ? undefined : this.windowEndsAt;
-		if (
+		// A look again refused: this request's own Retry-After has grown (repeated 429s back off),
+		// but the first refusal's bound still holds.
+		const stillEarly =
+			this.reopenedSoon && this.earlyLookUntil !== undefined && now < this.earlyLookUntil;
+		const estimate = this.blocked ? undefined : this.windowEndsAt;
+		// Retry-After says the window may turn any moment (not a second or more away, as when
+		// another client opened it): this process opened it a little before the service did.
+		const turning = earliestMs < holdMs && earliestMs <= this.margin;
+		const early =
 			!this.blocked &&
 			this.openedOnEstimate &&
 			ticket !== undefined &&
 			ticket >= this.firstTicket &&
-			earliestMs < holdMs
-		) {
-			// The gate opened this window a little before the service did (its first request of the
-			// last window reached the service later than it was sent): the end is near. Look again
-			// after the margin, and keep a larger one from now on.
-			this.margin = Math.min(this.margin * 2, 1_000);
-			estimate = now + this.margin;
-		}
+			(turning || stillEarly);
 		this.remaining = 0;
 		this.blocked = true;
+		this.blockedEarly = early;
+		this.blockedUntilEstimate = false;
+		this.aloneUntil = undefined;
+		if (early) {
+			// The gate opened this window a little before the service did: the end is near. Look
+			// again after the margin. When the estimate rested on a first request that reached the
+			// service alone, its transit was longer than the margin: keep a larger one from now on.
+			if (!this.reopenedSoon && this.previousStartPinned)
+				this.margin = Math.min(this.margin * 2, 1_000);
+			if (!stillEarly) this.earlyLookUntil = latest;
+			this.windowEndsAt = Math.min(this.earlyLookUntil ?? latest, now + this.margin);
+			return;
+		}
 		this.windowEndsAt =
 			estimate === undefined ? latest : Math.min(latest, Math.max(earliest, estimate));
+		this.blockedUntilEstimate = this.windowEndsAt < latest;
+	}
+
+	/** Says to wait, and remembers that requests waited for this window to end. */
+	private hold(waitMs: number): Reservation {
+		this.held = true;
+		return { waitMs };
 	}
 
 	/**
@@ -213,7 +280,19 @@ export class RateGate {
 
 	/** A new window: its budget is the full limit (unknown until a response says). */
 	private newWindow(): void {
-		this.openedOnEstimate = !this.blocked;
+		this.reopenedSoon = this.blocked && this.blockedEarly;
+		this.openedOnEstimate = !this.blocked || this.blockedEarly || this.blockedUntilEstimate;
+		if (!this.reopenedSoon) {
+			// The window whose start the next estimate rests on is this one, not a refused opening.
+			this.previousStartPinned = this.startPinned;
+			this.earlyLookUntil = undefined;
+		}
+		this.startPinned = false;
+		this.blockedEarly = false;
+		this.blockedUntilEstimate = false;
+		this.aloneUntil = undefined;
+		this.firstGoesAlone = this.held;
+		this.held = false;
 		this.remaining = this.limit;
 		this.windowEndsAt = undefined;
 		this.spendUntil = undefined;

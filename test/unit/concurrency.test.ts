@@ -9,6 +9,7 @@ import {
 	DEFAULT_MAX_CONCURRENCY,
 	DecisionClient,
 	MAX_IN_FLIGHT,
+	RateGate,
 	RateLimitedError,
 	forEachBounded,
 	type Transport,
@@ -62,11 +63,21 @@ class FixedWindowService {
 	private start?: number;
 	private count = 0;
 
+	/** How many requests were sent at each virtual instant, and its order among them (for sendCostMs). */
+	private readonly sentAtInstant = new Map<number, { count: number; ordinal: number }>();
+
 	constructor(
 		private readonly time: VirtualTime,
 		private readonly limit: number,
 		private readonly windowMs: number,
 		private readonly latency: (index: number) => number = () => 800,
+		/**
+		 * As in n8n, a request reaches the service only after the synchronous work of every request
+		 * sent with it: each request sent at one instant arrives at that instant + their number ×
+		 * this (ms per request; `instant`: 0 for the first instant requests were sent at, 1 for the
+		 * next…, as a process's first burst runs colder code).
+		 */
+		private readonly sendCostMs: (instant: number) => number = () => 0,
 	) {}
 
 	/** Requests from elsewhere (another process on the key), counted like ours. */
@@ -75,6 +86,18 @@ class FixedWindowService {
 	}
 
 	transport: Transport = async () => {
+		const sentAt = this.time.now;
+		let instant = this.sentAtInstant.get(sentAt);
+		if (!instant) {
+			instant = { count: 0, ordinal: this.sentAtInstant.size };
+			this.sentAtInstant.set(sentAt, instant);
+		}
+		instant.count += 1;
+		const costMs = this.sendCostMs(instant.ordinal);
+		if (costMs > 0) {
+			await this.time.sleep(0); // every request of this instant is counted first
+			await this.time.sleep(instant.count * costMs);
+		}
 		const at = this.time.now;
 		const index = this.sent.length;
 		if (!this.take()) {
@@ -183,6 +206,8 @@ function perWindow(sent: Sent[], windowMs: number): number[] {
 const times = (sent: Sent[]) => [...new Set(sent.map((request) => request.at))];
 const MINUTE = 60_000;
 const MARGIN = 50;
+/** A window requests waited for opens with its first request alone, the rest this much later. */
+const ALONE = RateGate.firstAloneMs;
 
 describe('Max Concurrency', () => {
 	it('defaults to the largest plan’s window budget, within the ceiling', () => {
@@ -241,17 +266,22 @@ describe('the scheduler: budget left in the window', () => {
 		const start = time.now;
 		expect(await time.run(decideAll(client, 100))).toEqual([]);
 		const ours = service.sent.slice(1);
-		// 30, 30, 30 and 10, each batch at once when its window opens; not one 429.
+		// 30, 30, 30 and 10, each batch when its window opens (its first request alone, the rest
+		// 25 ms later); not one 429.
 		expect(ours.every((request) => request.status === 200)).toBe(true);
 		expect(times(ours).map((at) => at - start)).toEqual([
 			0,
 			MINUTE + MARGIN,
+			MINUTE + MARGIN + ALONE,
 			2 * (MINUTE + MARGIN),
+			2 * (MINUTE + MARGIN) + ALONE,
 			3 * (MINUTE + MARGIN),
+			3 * (MINUTE + MARGIN) + ALONE,
 		]);
 		expect(perWindow(ours, MINUTE)).toEqual([30, 30, 30, 10]);
-		// Makespan: (windows − 1) × window + one answer, plus the margin at each reset.
-		expect(time.now - start).toBe(3 * (MINUTE + MARGIN) + 800);
+		// Makespan: (windows − 1) × window + one answer, plus the margin and the first request's
+		// lead at each reset.
+		expect(time.now - start).toBe(3 * (MINUTE + MARGIN) + ALONE + 800);
 	});
 
 	it('with nothing known, the excess over a small plan’s budget gets a free 429, waited out to the reset', async () => {
@@ -283,7 +313,11 @@ describe('the scheduler: budget left in the window', () => {
 		const ours = service.sent.slice(1);
 		expect(ours).toHaveLength(105);
 		expect(ours.every((request) => request.status === 200)).toBe(true);
-		expect(times(ours).map((at) => at - start)).toEqual([0, MINUTE + MARGIN]);
+		expect(times(ours).map((at) => at - start)).toEqual([
+			0,
+			MINUTE + MARGIN,
+			MINUTE + MARGIN + ALONE,
+		]);
 		expect(perWindow(ours, MINUTE)).toEqual([60, 45]);
 	});
 
@@ -307,6 +341,45 @@ describe('the scheduler: budget left in the window', () => {
 		const retried = ours.filter((request) => request.at > start);
 		expect(Math.min(...retried.map((request) => request.at))).toBe(start + MINUTE);
 		expect(retried.every((request) => request.status === 200)).toBe(true);
+	});
+
+	it('a burst that takes long to leave (n8n’s work per request): the next window opens with one request, refused alone until the service’s turns', async () => {
+		const time = new VirtualTime();
+		// Requests sent at once reach the service 0.1 ms × their number after they were sent; the
+		// run's first burst (colder code) 1 ms × their number: its 600 arrive 600 ms late, later
+		// windows' 60 ms late. The key's budget is known from an earlier run. (Sent with the rest,
+		// the second window's first request would arrive 60 ms after it was sent: the whole burst
+		// would be refused, as the gate's estimate of the end is 150 ms early here.)
+		const service = new FixedWindowService(
+			time,
+			600,
+			MINUTE,
+			() => 800,
+			(instant) => (instant === 1 ? 1 : 0.1),
+		);
+		const client = clientOf(time, service);
+		await time.run(decideAll(client, 1));
+		time.now = 2 * MINUTE;
+		const start = time.now;
+		expect(await time.run(decideAll(client, 1_800))).toEqual([]);
+		const ours = service.sent.slice(1);
+		const accepted = ours.filter((request) => request.status === 200);
+		expect(accepted).toHaveLength(1_800);
+		expect(perWindow(ours, MINUTE)).toEqual([600, 600, 600]);
+		expect(accepted[0].at).toBe(start + 600);
+		// The first burst reached the service 600 ms late, so the gate's estimate of that window's
+		// end came too soon: the second window's first request is refused, alone, every 50 ms until
+		// the service's window turns (each 429 costs nothing), never a whole burst.
+		const refused = ours.filter((request) => request.status === 429);
+		expect(refused.length).toBeGreaterThan(0);
+		expect(refused.length).toBeLessThanOrEqual(600 / MARGIN + 1);
+		expect(new Set(times(refused)).size).toBe(refused.length);
+		const second = accepted[600].at;
+		expect(second).toBeGreaterThanOrEqual(start + MINUTE + 600);
+		expect(second).toBeLessThan(start + MINUTE + 600 + MARGIN + 1);
+		// That window's first request went alone, so its start is exact: the third opens without a 429.
+		expect(refused.every((request) => request.at < second)).toBe(true);
+		expect(accepted[1_200].at - second).toBeLessThanOrEqual(MINUTE + MARGIN + 1);
 	});
 
 	it('a long run is not failed by Max Wait on Rate Limit while its key moves window by window', async () => {

@@ -26,8 +26,12 @@ describe('RateGate', () => {
 		clock.advance(9_000);
 		expect(gate.tryReserve()).toEqual({ waitMs: 1_000 });
 		clock.advance(1_000);
-		// A new window: the full limit again, then a wait for its end (its first request + 10 s).
-		const tickets = [reserveTicket(gate), reserveTicket(gate), reserveTicket(gate)];
+		// A new window: the full limit again (its first request alone, as requests waited for it),
+		// then a wait for its end (its first request + 10 s).
+		const tickets = [reserveTicket(gate)];
+		expect(gate.tryReserve()).toEqual({ waitMs: RateGate.firstAloneMs });
+		clock.advance(RateGate.firstAloneMs);
+		tickets.push(reserveTicket(gate), reserveTicket(gate));
 		expect(gate.tryReserve()).toEqual({ waitMs: RateGate.maxWaitSliceMs });
 		gate.release(tickets[0], { limit: 3, remaining: 0, resetSeconds: 9 });
 		gate.release(tickets[1], { remaining: 0 });
@@ -94,8 +98,10 @@ describe('RateGate', () => {
 		clock.advance(59_880);
 		expect(gate.tryReserve()).toEqual({ waitMs: 70 });
 		clock.advance(70);
-		// A new window: the full budget.
-		for (let index = 0; index < 10; index++) reserveTicket(gate);
+		// A new window: the full budget, its first request ahead of the rest.
+		reserveTicket(gate);
+		clock.advance(RateGate.firstAloneMs);
+		for (let index = 1; index < 10; index++) reserveTicket(gate);
 	});
 
 	it('sends a single probe when the budget is spent and nothing in flight can tell the reset', () => {
@@ -186,6 +192,111 @@ describe('RateGate', () => {
 		// The next window's end: its first request plus 10 s plus the doubled margin.
 		clock.advance(9_150);
 		expect(gate.tryReserve()).toEqual({ waitMs: 50 + 2 * RateGate.endMarginMs });
+	});
+
+	it('opens a window requests waited for with its first request alone: the rest follow 25 ms later, or at its answer', () => {
+		const clock = manualClock(0);
+		const gate = new RateGate(clock.now);
+		const first = reserveTicket(gate);
+		clock.advance(200);
+		gate.release(first, { limit: 5, remaining: 4, resetSeconds: 10 }, true);
+		for (let index = 0; index < 4; index++) reserveTicket(gate);
+		// Spent: the run waits for the end (10 s + the margin).
+		clock.advance(9_000);
+		expect(gate.tryReserve()).toEqual({ waitMs: 800 + RateGate.endMarginMs });
+		clock.advance(800 + RateGate.endMarginMs);
+		const opener = reserveTicket(gate);
+		expect(gate.tryReserve()).toEqual({ waitMs: RateGate.firstAloneMs });
+		clock.advance(10);
+		expect(gate.tryReserve()).toEqual({ waitMs: RateGate.firstAloneMs - 10 });
+		clock.advance(RateGate.firstAloneMs - 10);
+		for (let index = 0; index < 4; index++) reserveTicket(gate);
+		expect('waitMs' in gate.tryReserve()).toBe(true);
+		// Its answer lets the others go at once, when it comes first.
+		gate.release(opener, { limit: 5, remaining: 0, resetSeconds: 10 }, true);
+		clock.advance(10_000 + RateGate.endMarginMs);
+		const next = reserveTicket(gate);
+		expect(gate.tryReserve()).toEqual({ waitMs: RateGate.firstAloneMs });
+		gate.release(next, { limit: 5, remaining: 4, resetSeconds: 10 }, true);
+		for (let index = 0; index < 4; index++) reserveTicket(gate);
+	});
+
+	it('lets a run that starts after a pause go at once: nothing waited for its window', () => {
+		const clock = manualClock(0);
+		const gate = new RateGate(clock.now);
+		gate.release(reserveTicket(gate), { limit: 5, remaining: 4, resetSeconds: 10 }, true);
+		clock.advance(30_000);
+		for (let index = 0; index < 5; index++) reserveTicket(gate);
+	});
+
+	it('a lone first request refused (the window had not turned yet): looks again after the margin with one request, the opening’s other refusals change nothing', () => {
+		const clock = manualClock(0);
+		const gate = new RateGate(clock.now);
+		// A first window sent as a burst: its first request reached the service 300 ms late.
+		const burst = [reserveTicket(gate), reserveTicket(gate)];
+		clock.advance(800);
+		for (const ticket of burst)
+			gate.release(ticket, { limit: 2, remaining: 0, resetSeconds: 10 }, true);
+		expect(gate.tryReserve()).toEqual({ waitMs: RateGate.maxWaitSliceMs });
+		clock.advance(9_200 + RateGate.endMarginMs);
+		const opener = reserveTicket(gate);
+		expect(gate.tryReserve()).toEqual({ waitMs: RateGate.firstAloneMs });
+		// Refused: Retry-After 1 s (0.25 s rounded up). The burst's start was not pinned, so the
+		// margin stays: one request again in 50 ms.
+		gate.release(opener, { limit: 2, remaining: 0, resetSeconds: 1 });
+		gate.block(1_000, 0, opener);
+		expect(gate.tryReserve()).toEqual({ waitMs: RateGate.endMarginMs });
+		// Another refusal of the same opening (one sent before the first 429 came back) waits no longer.
+		gate.block(2_000, 2_000, opener + 1);
+		expect(gate.tryReserve()).toEqual({ waitMs: RateGate.endMarginMs });
+		clock.advance(RateGate.endMarginMs);
+		const again = reserveTicket(gate);
+		expect(gate.tryReserve()).toEqual({ waitMs: RateGate.firstAloneMs });
+		// Refused again: that request's own Retry-After has grown (2 s, repeated 429s back off),
+		// but the first refusal said the window turns within 1 s: again in 50 ms.
+		gate.block(2_000, 2_000, again);
+		expect(gate.tryReserve()).toEqual({ waitMs: RateGate.endMarginMs });
+		clock.advance(RateGate.endMarginMs);
+		const opened = reserveTicket(gate);
+		clock.advance(200);
+		gate.release(opened, { limit: 2, remaining: 1, resetSeconds: 10 }, true);
+		reserveTicket(gate);
+		// The window this lone request opened ends 10 s (and the margin) after it was sent.
+		clock.advance(9_000);
+		expect(gate.tryReserve()).toEqual({ waitMs: 800 + RateGate.endMarginMs });
+	});
+
+	it('past the first refusal’s bound, a look again refused waits its full Retry-After', () => {
+		const clock = manualClock(0);
+		const gate = new RateGate(clock.now);
+		const burst = [reserveTicket(gate), reserveTicket(gate)];
+		for (const ticket of burst)
+			gate.release(ticket, { limit: 2, remaining: 0, resetSeconds: 10 }, true);
+		clock.advance(10_000 + RateGate.endMarginMs);
+		const opener = reserveTicket(gate);
+		gate.block(1_000, 0, opener);
+		for (let step = 0; step < 20; step++) {
+			clock.advance(RateGate.endMarginMs);
+			gate.block(2_000, 2_000, reserveTicket(gate));
+		}
+		// 1 050 ms after the first refusal: its bound has passed, the service still refuses.
+		expect(gate.tryReserve()).toEqual({ waitMs: 2_000 });
+	});
+
+	it('doubles the margin only when the last window’s first request reached the service alone', () => {
+		const clock = manualClock(0);
+		const gate = new RateGate(clock.now);
+		// Window 1: a lone request (nothing else sent with it).
+		const first = reserveTicket(gate);
+		clock.advance(30);
+		reserveTicket(gate);
+		gate.release(first, { limit: 2, remaining: 0, resetSeconds: 10 }, true);
+		expect('waitMs' in gate.tryReserve()).toBe(true);
+		clock.advance(10_000 + RateGate.endMarginMs - 30);
+		const early = reserveTicket(gate);
+		gate.block(1_000, 0, early);
+		// Its start was exact to the request, yet the service opened later: a larger margin.
+		expect(gate.tryReserve()).toEqual({ waitMs: 2 * RateGate.endMarginMs });
 	});
 
 	it('takes its own estimate of the end within the second a first 429’s Retry-After rounds up', () => {
