@@ -386,6 +386,13 @@ export async function runMakespan(): Promise<void> {
 					figures,
 				};
 				rows.push(row);
+				// Where our node's 429s fell (each costs nothing, but a refused burst costs time).
+				if (contender === 'decision-service' && figures.refusedAt.length) {
+					const first = Math.min(...figures.timestamps);
+					console.log(
+						`  its 429s at (ms after its first decide answered 2xx) ${figures.refusedAt.map((time) => Math.round(time - first)).join(',')}`,
+					);
+				}
 				console.log(
 					`${row.plan} ${row.latency} ${row.size} ${row.contender}: makespan ${seconds(figures.makespanMs)} s, floor ${seconds(row.floorMs)} s (÷ ${(figures.makespanMs / row.floorMs).toFixed(2)}), wall ${seconds(figures.wallMs)} s${n8nAloneWallMs === undefined ? '' : ` (n8n alone ${seconds(n8nAloneWallMs)} s, ÷ ${floorRatio(row).toFixed(2)})`}, failed ${figures.failed}, rate_limited to the user ${figures.rateLimitedToUser}, 429s sent ${figures.sent429}, rate ${figures.rateRatio?.toFixed(3) ?? 'n/a'}, other load ${figures.otherCores.toFixed(2)}${figures.sampleError ? `; first error: ${figures.sampleError}` : ''}${figures.executionErrors.length ? `; execution errors: ${figures.executionErrors.slice(0, 2).join(' | ')}` : ''}`,
 				);
@@ -421,6 +428,7 @@ export async function runMakespan(): Promise<void> {
 				console.log(
 					`${row.contender}: decides arrived at (ms after the first) ${arrivals.join(',')}`,
 				);
+
 			}
 			console.log(`\n${table(rows)}\n`);
 			return;
@@ -511,7 +519,8 @@ export async function runMakespan(): Promise<void> {
 					rows,
 					twoProcesses: twoRow,
 				},
-				(key, value) => (key === 'timestamps' || key === 'held' ? undefined : value),
+				(key, value) =>
+					key === 'timestamps' || key === 'held' || key === 'refusedAt' ? undefined : value,
 				2,
 			)}\n`,
 		);

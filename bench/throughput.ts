@@ -153,6 +153,8 @@ export interface ThroughputFigures {
 	timestamps: number[];
 	/** How long the service held each of those decides (arrival to answer), in the same order. */
 	held: number[];
+	/** When the service refused a decide with a 429 (its arrival, same clock). */
+	refusedAt: number[];
 	/** From posting the items to the run's first request at the service (any /v1 call), ms. */
 	firstRequestMs: number;
 	/** From the run's first request at the service to its last decide's answer, ms. */
@@ -350,6 +352,15 @@ export async function runOnce(
 		...serviceSide(),
 		timestamps,
 		held: successes.map((exchange) => exchange.sentAt - exchange.receivedAt),
+		refusedAt: exchanges
+			.filter(
+				(exchange) =>
+					exchange.method === 'POST' &&
+					exchange.path.startsWith('/v1/decide/') &&
+					exchange.status === 429,
+			)
+			.map((exchange) => exchange.receivedAt)
+			.sort((a, b) => a - b),
 		firstRequestMs: firstRequest - started,
 		makespanMs: lastAnswer - firstRequest,
 	};
