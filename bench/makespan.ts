@@ -428,7 +428,6 @@ export async function runMakespan(): Promise<void> {
 				console.log(
 					`${row.contender}: decides arrived at (ms after the first) ${arrivals.join(',')}`,
 				);
-
 			}
 			console.log(`\n${table(rows)}\n`);
 			return;

@@ -71,62 +71,62 @@ export function benchWorkflow(options: BenchWorkflowOptions): Record<string, unk
 			: options.contender === 'n8n-wait'
 				? waitNode
 				: options.contender === 'decision-service'
-				? {
-						name: 'Contender',
-						type: NODE_TYPE,
-						typeVersion: 1,
-						position: [660, 300],
-						credentials: {
-							decisionServiceApi: { id: options.credentialId, name: options.credentialId },
-						},
-						parameters: {
-							resource: 'decision',
-							operation: 'decide',
-							decision: { __rl: true, mode: 'slug', value: 'content-labels' },
-							inputMode: 'json',
-							jsonInput: '={{ $json }}',
-							outputMode: 'singleOutput',
-							options:
-								options.concurrency === undefined
-									? {}
-									: { concurrency: options.concurrency, maxRateLimitWait: 600, simplify: true },
-						},
-					}
-				: {
-						name: 'Contender',
-						type: 'n8n-nodes-base.httpRequest',
-						typeVersion: 4.2,
-						position: [660, 300],
-						...(options.bearerCredentialId
-							? {
-									credentials: {
-										httpBearerAuth: {
-											id: options.bearerCredentialId,
-											name: options.bearerCredentialId,
-										},
-									},
-								}
-							: {}),
-						parameters: {
-							method: 'POST',
-							url: `${options.baseUrl}/decide/content-labels`,
-							...keyParameters,
-							sendBody: true,
-							specifyBody: 'json',
-							jsonBody: '={{ JSON.stringify({ input: $json }) }}',
-							options:
-								options.contender === 'http-batched' && options.batch
-									? {
-											batching: {
-												batch: {
-													batchSize: options.batch.size,
-													batchInterval: options.batch.intervalMs,
-												},
+					? {
+							name: 'Contender',
+							type: NODE_TYPE,
+							typeVersion: 1,
+							position: [660, 300],
+							credentials: {
+								decisionServiceApi: { id: options.credentialId, name: options.credentialId },
+							},
+							parameters: {
+								resource: 'decision',
+								operation: 'decide',
+								decision: { __rl: true, mode: 'slug', value: 'content-labels' },
+								inputMode: 'json',
+								jsonInput: '={{ $json }}',
+								outputMode: 'singleOutput',
+								options:
+									options.concurrency === undefined
+										? {}
+										: { concurrency: options.concurrency, maxRateLimitWait: 600, simplify: true },
+							},
+						}
+					: {
+							name: 'Contender',
+							type: 'n8n-nodes-base.httpRequest',
+							typeVersion: 4.2,
+							position: [660, 300],
+							...(options.bearerCredentialId
+								? {
+										credentials: {
+											httpBearerAuth: {
+												id: options.bearerCredentialId,
+												name: options.bearerCredentialId,
 											},
-										}
-									: {},
-						},
-					};
+										},
+									}
+								: {}),
+							parameters: {
+								method: 'POST',
+								url: `${options.baseUrl}/decide/content-labels`,
+								...keyParameters,
+								sendBody: true,
+								specifyBody: 'json',
+								jsonBody: '={{ JSON.stringify({ input: $json }) }}',
+								options:
+									options.contender === 'http-batched' && options.batch
+										? {
+												batching: {
+													batch: {
+														batchSize: options.batch.size,
+														batchInterval: options.batch.intervalMs,
+													},
+												},
+											}
+										: {},
+							},
+						};
 	return {
 		id: options.id,
 		name: `bench ${options.contender} ${options.webhookPath}`,

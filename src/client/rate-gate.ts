@@ -15,9 +15,11 @@
  *   the first request it sent in the window plus the window's length (the longest reset seen) and
  *   a margin, which is exact when this process opened the window. A second's rounding would cost
  *   up to a sixtieth of every minute; a request that arrives a little early gets a free 429.
- * - A new window's first request goes alone; the rest follow `firstAloneMs` later (or once it is
- *   answered). The service opens its window when that request arrives, and the gate takes the next
- *   end from when it sent it: sent alone, it arrives within one request's transit. Sent with a
+ * - A window requests waited for opens with its first request alone; the rest follow
+ *   `firstAloneMs` later, or once it is answered (longer when a refusal of a lone request took
+ *   longer to come back, as from a distant service, so that a refusal comes before the rest go).
+ *   The service opens its window when that request arrives, and the gate takes the next end from
+ *   when it sent it: sent alone, it arrives within one request's transit. Sent with a
  *   window's budget, it would arrive only after n8n's synchronous work for every request of the
  *   burst (hundreds of ms for 600), and the next window would open that much too early. A window
  *   the gate opens a little early then costs one refused request, not a refused burst.
@@ -76,6 +78,8 @@ export class RateGate {
 	private earlyLookUntil?: number;
 	/** This window is such a look again. */
 	private reopenedSoon = false;
+	/** How long the window's first request goes alone: 1.5 × the last refusal of a lone one took. */
+	private aloneMs = RateGate.firstAloneMs;
 	/** Blocked by a 429 until the gate's own estimate of the end, inside Retry-After's bounds. */
 	private blockedUntilEstimate = false;
 	/** The margin after the estimated end; doubles (to a second) each time a window opened too early. */
@@ -97,6 +101,8 @@ export class RateGate {
 	static readonly endMarginMs = 50;
 	/** How long a new window's first request goes alone (see the top of this file). */
 	static readonly firstAloneMs = 25;
+	/** The longest a first request goes alone, whatever its refusals took. */
+	static readonly maxAloneMs = 500;
 
 	constructor(private readonly now: () => number) {}
 
@@ -145,13 +151,10 @@ export class RateGate {
 			this.startPinned = true;
 			// Only when requests waited for this window: a run that starts after it opened (the first
 			// of a process, or after a pause) goes at once, as it could not have gone sooner.
-			if (this.firstGoesAlone) this.aloneUntil = now + RateGate.firstAloneMs;
+			if (this.firstGoesAlone) this.aloneUntil = now + this.aloneMs;
 			this.firstGoesAlone = false;
 			this.settleEnd();
-		} else if (
-			this.inFlight.has(this.firstTicket) &&
-			now - this.firstSentAt < RateGate.firstAloneMs
-		) {
+		} else if (this.inFlight.has(this.firstTicket) && now - this.firstSentAt < this.aloneMs) {
 			// Sent with the first one, before its answer: the first may reach the service after it.
 			this.startPinned = false;
 		}
@@ -231,6 +234,13 @@ export class RateGate {
 		this.blockedEarly = early;
 		this.blockedUntilEstimate = false;
 		this.aloneUntil = undefined;
+		if (early && ticket === this.firstTicket && this.firstSentAt !== undefined) {
+			// A lone request's refusal: how long one takes to come back.
+			this.aloneMs = Math.min(
+				RateGate.maxAloneMs,
+				Math.max(RateGate.firstAloneMs, Math.round(1.5 * (now - this.firstSentAt))),
+			);
+		}
 		if (early) {
 			// The gate opened this window a little before the service did: the end is near. Look
 			// again after the margin. When the estimate rested on a first request that reached the

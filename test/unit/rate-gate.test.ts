@@ -266,6 +266,24 @@ describe('RateGate', () => {
 		expect(gate.tryReserve()).toEqual({ waitMs: 800 + RateGate.endMarginMs });
 	});
 
+	it('lets the first request go alone longer when a refusal of one took longer to come back (a distant service)', () => {
+		const clock = manualClock(0);
+		const gate = new RateGate(clock.now);
+		const burst = [reserveTicket(gate), reserveTicket(gate)];
+		for (const ticket of burst)
+			gate.release(ticket, { limit: 2, remaining: 0, resetSeconds: 10 }, true);
+		expect('waitMs' in gate.tryReserve()).toBe(true);
+		clock.advance(10_000 + RateGate.endMarginMs);
+		const opener = reserveTicket(gate);
+		// Its refusal comes back 120 ms after it was sent: the others would have gone meanwhile.
+		clock.advance(120);
+		gate.block(1_000, 0, opener);
+		expect(gate.tryReserve()).toEqual({ waitMs: RateGate.endMarginMs });
+		clock.advance(RateGate.endMarginMs);
+		reserveTicket(gate);
+		expect(gate.tryReserve()).toEqual({ waitMs: 180 });
+	});
+
 	it('past the first refusal’s bound, a look again refused waits its full Retry-After', () => {
 		const clock = manualClock(0);
 		const gate = new RateGate(clock.now);
