@@ -68,7 +68,7 @@ export class RateGate {
 	private startPinned = false;
 	/** The same of the window whose start the current estimate of the end was taken from. */
 	private previousStartPinned = false;
-	/** Requests waited for the current window's end: the next one opens with its first request alone. */
+	/** Requests waited for the current window's end: the next one opens with its first request alone (when they are still there). */
 	private held = false;
 	/** This window's first request is to go alone (requests waited for it). */
 	private firstGoesAlone = false;
@@ -78,8 +78,6 @@ export class RateGate {
 	private earlyLookUntil?: number;
 	/** This window is such a look again. */
 	private reopenedSoon = false;
-	/** How long the window's first request goes alone: 1.5 × the last refusal of a lone one took. */
-	private aloneMs = RateGate.firstAloneMs;
 	/** Blocked by a 429 until the gate's own estimate of the end, inside Retry-After's bounds. */
 	private blockedUntilEstimate = false;
 	/** The margin after the estimated end; doubles (to a second) each time a window opened too early. */
@@ -103,6 +101,8 @@ export class RateGate {
 	static readonly firstAloneMs = 25;
 	/** The longest a first request goes alone, whatever its refusals took. */
 	static readonly maxAloneMs = 500;
+	/** How long the window's first request goes alone: 1.5 × the last refusal of a lone one took. */
+	private aloneMs = RateGate.firstAloneMs;
 
 	constructor(private readonly now: () => number) {}
 
@@ -114,7 +114,11 @@ export class RateGate {
 	/** Takes a slot now, or says how long to wait before asking again. */
 	tryReserve(): Reservation {
 		const now = this.now();
-		if (this.windowEndsAt !== undefined && now >= this.windowEndsAt) this.newWindow();
+		if (this.windowEndsAt !== undefined && now >= this.windowEndsAt) {
+			// Requests that waited for this end wake within a wait slice of it; a run that comes
+			// later (after a pause) did not wait for it and goes at once.
+			this.newWindow(this.held && now - this.windowEndsAt <= RateGate.maxWaitSliceMs);
+		}
 		if (
 			this.windowEndsAt !== undefined &&
 			this.spendUntil !== undefined &&
@@ -125,7 +129,7 @@ export class RateGate {
 			return this.hold(Math.max(1, this.windowEndsAt - now));
 		}
 		if (this.aloneUntil !== undefined) {
-			if (now < this.aloneUntil) return this.hold(this.aloneUntil - now);
+			if (now < this.aloneUntil) return { waitMs: this.aloneUntil - now };
 			this.aloneUntil = undefined;
 		}
 		if (this.remaining !== undefined && this.remaining <= 0) {
@@ -256,7 +260,7 @@ export class RateGate {
 		this.blockedUntilEstimate = this.windowEndsAt < latest;
 	}
 
-	/** Says to wait, and remembers that requests waited for this window to end. */
+	/** Says to wait for this window's end (or news of it), and remembers that requests did. */
 	private hold(waitMs: number): Reservation {
 		this.held = true;
 		return { waitMs };
@@ -289,7 +293,7 @@ export class RateGate {
 	}
 
 	/** A new window: its budget is the full limit (unknown until a response says). */
-	private newWindow(): void {
+	private newWindow(waitedFor: boolean): void {
 		this.reopenedSoon = this.blocked && this.blockedEarly;
 		this.openedOnEstimate = !this.blocked || this.blockedEarly || this.blockedUntilEstimate;
 		if (!this.reopenedSoon) {
@@ -301,7 +305,7 @@ export class RateGate {
 		this.blockedEarly = false;
 		this.blockedUntilEstimate = false;
 		this.aloneUntil = undefined;
-		this.firstGoesAlone = this.held;
+		this.firstGoesAlone = waitedFor;
 		this.held = false;
 		this.remaining = this.limit;
 		this.windowEndsAt = undefined;

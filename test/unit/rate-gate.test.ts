@@ -229,6 +229,30 @@ describe('RateGate', () => {
 		for (let index = 0; index < 5; index++) reserveTicket(gate);
 	});
 
+	it('lets the next run go at once after a pause even when the last run waited for its windows', () => {
+		const clock = manualClock(0);
+		const gate = new RateGate(clock.now);
+		const first = reserveTicket(gate);
+		clock.advance(200);
+		gate.release(first, { limit: 2, remaining: 1, resetSeconds: 10 }, true);
+		gate.release(reserveTicket(gate), { limit: 2, remaining: 0, resetSeconds: 10 }, true);
+		// The last run's third item waits for the end, opens the next window alone, and the fourth
+		// follows it (its wait for the first request is not a wait for the window's end).
+		expect('waitMs' in gate.tryReserve()).toBe(true);
+		clock.advance(9_800 + RateGate.endMarginMs);
+		const third = reserveTicket(gate);
+		expect(gate.tryReserve()).toEqual({ waitMs: RateGate.firstAloneMs });
+		clock.advance(RateGate.firstAloneMs);
+		const fourth = reserveTicket(gate);
+		clock.advance(200);
+		gate.release(third, { limit: 2, remaining: 0, resetSeconds: 10 }, true);
+		gate.release(fourth, { limit: 2, remaining: 0, resetSeconds: 10 }, true);
+		// A run a minute later: its two go together.
+		clock.advance(60_000);
+		reserveTicket(gate);
+		reserveTicket(gate);
+	});
+
 	it('a lone first request refused (the window had not turned yet): looks again after the margin with one request, the opening’s other refusals change nothing', () => {
 		const clock = manualClock(0);
 		const gate = new RateGate(clock.now);
