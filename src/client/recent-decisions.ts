@@ -1,19 +1,34 @@
 import type { Decision } from '../contract';
 
-/** How long a decision fetched to check inputs serves later executions of the same process. */
+/** How long a decision fetched to check inputs serves later executions of the same process as is. */
 export const DECISION_REUSE_MS = 60_000;
+/**
+ * After that, how long a copy still serves the checks while a new one is fetched beside the run
+ * (stale while revalidating): a run every few minutes then waits for no read before its decides.
+ */
+export const DECISION_STALE_MAX_MS = 24 * 60 * 60_000;
 /** Most decisions kept (all keys and slugs together); the oldest fetched goes first. */
 const MAX_KEPT = 500;
 
 interface Fetched {
 	decision: Promise<Decision>;
 	fetchedAt: number;
+	/** The fetch succeeded: the copy can serve while a newer one is on its way. */
+	settled: boolean;
+	/** A newer copy is being fetched beside the runs this one serves. */
+	refreshing: boolean;
 }
 
 export interface RecentDecision {
 	decision: Promise<Decision>;
-	/** Fetched by an earlier call (maybe another execution), so it may be up to DECISION_REUSE_MS old. */
+	/** Fetched by an earlier call (maybe another execution): it may be older than the service's. */
 	reused: boolean;
+	/**
+	 * Set when the copy is older than DECISION_REUSE_MS: fetches a new one for later calls, once,
+	 * without anybody waiting on it (the copy keeps serving until it arrives; a failure keeps it).
+	 * The caller starts it when its own requests are on their way, so the read never goes before them.
+	 */
+	refresh?: () => void;
 }
 
 /**
@@ -21,22 +36,82 @@ export interface RecentDecision {
  * process per key and slug. Without it every execution asks for its decision before its first
  * decide: a webhook bringing one item per execution sent two requests per item, and each run
  * waited one round trip more than the decide itself. Executions starting together share one
- * fetch still in flight. A failed fetch is not kept. The caller checks an input again against a
- * fresh copy before refusing it (`fresh`), so a field removed on the service in the last minute
- * never blocks an item; a field added in that minute is checked by the service itself (a 400,
- * which is not charged).
+ * fetch still in flight. A failed fetch is not kept. A copy older than a minute still serves (up to
+ * a day) while a new one is fetched beside the run. Why an old copy is safe: the caller checks an
+ * input again against a fresh copy before refusing it (`fresh`), so a field removed on the service
+ * never blocks an item; a field added since is checked by the service itself (a 400, which is not
+ * charged). The decision is only used for these checks; routing follows the node's Outputs list.
  */
 export class RecentDecisions {
 	private readonly kept = new Map<string, Fetched>();
 
-	constructor(private readonly reuseMs = DECISION_REUSE_MS) {}
+	constructor(
+		private readonly reuseMs = DECISION_REUSE_MS,
+		private readonly staleMaxMs = DECISION_STALE_MAX_MS,
+	) {}
 
 	get(key: string, fetch: () => Promise<Decision>, now: number, fresh = false): RecentDecision {
 		const known = this.kept.get(key);
-		if (!fresh && known && now - known.fetchedAt < this.reuseMs) {
-			return { decision: known.decision, reused: true };
+		if (!fresh && known) {
+			const age = now - known.fetchedAt;
+			if (age < this.reuseMs) return { decision: known.decision, reused: true };
+			if (known.settled && age < this.staleMaxMs) {
+				return {
+					decision: known.decision,
+					reused: true,
+					refresh: () => this.refresh(key, known, fetch, now),
+				};
+			}
 		}
-		const fetched: Fetched = { decision: fetch(), fetchedAt: now };
+		return { decision: this.fetch(key, fetch, now).decision, reused: false };
+	}
+
+	/** Forget everything (tests). */
+	clear(): void {
+		this.kept.clear();
+	}
+
+	private fetch(key: string, fetch: () => Promise<Decision>, now: number): Fetched {
+		const fetched: Fetched = {
+			decision: fetch(),
+			fetchedAt: now,
+			settled: false,
+			refreshing: false,
+		};
+		this.keep(key, fetched);
+		fetched.decision.then(
+			() => (fetched.settled = true),
+			() => {
+				if (this.kept.get(key) === fetched) this.kept.delete(key);
+			},
+		);
+		return fetched;
+	}
+
+	/** A newer copy for `key`, kept once it arrives, if `old` is still the one kept then. */
+	private refresh(key: string, old: Fetched, fetch: () => Promise<Decision>, now: number): void {
+		if (old.refreshing || this.kept.get(key) !== old) return;
+		old.refreshing = true;
+		let decision: Promise<Decision>;
+		try {
+			decision = fetch();
+		} catch {
+			old.refreshing = false;
+			return;
+		}
+		decision.then(
+			() => {
+				if (this.kept.get(key) !== old) return;
+				this.keep(key, { decision, fetchedAt: now, settled: true, refreshing: false });
+			},
+			() => {
+				// The copy keeps serving; a later call may try again.
+				old.refreshing = false;
+			},
+		);
+	}
+
+	private keep(key: string, fetched: Fetched): void {
 		// Re-inserted, so the Map's order is the order of fetching: the first key is the oldest.
 		this.kept.delete(key);
 		this.kept.set(key, fetched);
@@ -44,15 +119,6 @@ export class RecentDecisions {
 			const oldest = this.kept.keys().next();
 			if (!oldest.done) this.kept.delete(oldest.value);
 		}
-		fetched.decision.catch(() => {
-			if (this.kept.get(key) === fetched) this.kept.delete(key);
-		});
-		return { decision: fetched.decision, reused: false };
-	}
-
-	/** Forget everything (tests). */
-	clear(): void {
-		this.kept.clear();
 	}
 }
 

@@ -2,7 +2,7 @@
  * The decision a Decide node checks inputs against (issue 18), through n8n-core's engine, counted
  * at the service: executions within a minute ask for it once (webhooks bringing one item each sent
  * two requests per item before), a decision changed on the service in that minute never refuses an
- * input its new version accepts, and reading the items before the checks keeps "the first item
+ * input its new version accepts, a run after the minute waits for no read, and reading the items before the checks keeps "the first item
  * that fails is the one reported".
  */
 import type { IDataObject } from 'n8n-workflow';
@@ -90,6 +90,68 @@ describe('the decision checked against', () => {
 		// Refused against the kept copy, so asked again before refusing: then accepted and decided.
 		expect(asked('ticket-routing')).toHaveLength(2);
 		expect((await sandbox.usage(DEMO_KEYS.pro)).used).toBe(usedBefore + 1);
+	});
+
+	it('kept for over a minute: the next run decides at once on the kept copy, and the read goes beside it for the runs after', async () => {
+		const credentials = credentialsFor(DEMO_KEYS.pro);
+		const first = await decide({ slug: 'ticket-routing', items: [ticket(1)], credentials });
+		expect(first.error).toBeUndefined();
+		expect(asked('ticket-routing')).toHaveLength(1);
+		// The new version no longer requires body; its read takes 1.5 s.
+		await sandbox.control('POST', '/decisions/ticket-routing/versions', {
+			key: DEMO_KEYS.pro,
+			context: {
+				fields: [
+					{ name: 'subject', type: 'string', required: true },
+					{ name: 'body', type: 'string' },
+				],
+			},
+		});
+		await sandbox.control('POST', '/faults', {
+			rules: [{ method: 'GET', path: '^/v1/decisions/ticket-routing$', latency_ms: 1_500 }],
+		});
+		// Only Date moves (the kept copy's age); timers and I/O run as ever.
+		jest.useFakeTimers({
+			doNotFake: [
+				'hrtime',
+				'nextTick',
+				'performance',
+				'queueMicrotask',
+				'requestAnimationFrame',
+				'cancelAnimationFrame',
+				'requestIdleCallback',
+				'cancelIdleCallback',
+				'setImmediate',
+				'clearImmediate',
+				'setInterval',
+				'clearInterval',
+				'setTimeout',
+				'clearTimeout',
+			],
+			now: Date.now() + 61_000,
+		});
+		try {
+			const second = await decide({ slug: 'ticket-routing', items: [ticket(2)], credentials });
+			expect(second.error).toBeUndefined();
+			expect(second.outputs.flat()).toHaveLength(1);
+			// Decided and answered while the read was still on its way.
+			expect(decided('ticket-routing')).toHaveLength(2);
+			expect(asked('ticket-routing')).toHaveLength(1);
+			for (let waited = 0; asked('ticket-routing').length < 2 && waited < 10_000; waited += 50)
+				await new Promise((resolve) => setTimeout(resolve, 50));
+			expect(asked('ticket-routing')).toHaveLength(2);
+			// The new copy serves the next run: an input without body is decided, not read again.
+			const third = await decide({
+				slug: 'ticket-routing',
+				items: [{ subject: 'Refund: I was charged twice on my invoice' }],
+				credentials,
+			});
+			expect(third.error).toBeUndefined();
+			expect(decided('ticket-routing')).toHaveLength(3);
+			expect(asked('ticket-routing')).toHaveLength(2);
+		} finally {
+			jest.useRealTimers();
+		}
 	});
 
 	it('still refuses, after a fresh look, an input the decision does not accept (no quota spent)', async () => {

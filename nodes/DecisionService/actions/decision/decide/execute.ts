@@ -57,7 +57,9 @@ function validationError(
  * Every item is read first and each decision asked for as soon as its slug is known, so the
  * round trip overlaps the reading of the other items; the checks then go in item order, so
  * without continue-on-fail the first item that fails is the one reported. A decision reused from
- * an earlier execution is fetched again before an input is refused against it.
+ * an earlier execution is fetched again before an input is refused against it; one kept for over a
+ * minute serves the checks and is fetched again beside the run, once the checks are done (so no run
+ * waits for that read: recent-decisions.ts).
  */
 export async function prepareItems(
 	n8n: IExecuteFunctions,
@@ -122,6 +124,7 @@ export async function prepareItems(
 			prepared.push({ error: nodeError });
 		}
 	}
+	for (const asked of decisions.values()) asked.refresh?.();
 	return prepared;
 }
 
