@@ -14,7 +14,11 @@
  * webhook's answer, what the user waits for) beside it, and compared with each HTTP contender's
  * too: the HTTP node's makespan starts after n8n evaluated its parameters for every item, ours
  * before when it reads the decision first. Floor: with Max Concurrency's default (600) as the cap and, for the fallback mix, the
- * mean answer time (940 ms) and the last window's slowest answer as the service gave it.
+ * mean answer time (940 ms) and the last window's slowest answer as the service gave it. Beside it,
+ * the service alone: the last window's items sent at once by the least client there is
+ * (bench/burst-client.ts) to the same sandbox, which serves on one thread of this machine: no client
+ * can finish before it, and on bursts of hundreds it lies above the floor. Each run is set against
+ * the higher of the two (and, in the webhook case, n8n alone).
  *
  * Flags: --window-ms (default 10 000: the plan's minute scaled 6×), --scenarios REGEX (only the
  * scenarios whose "plan latency size" matches, e.g. 'Starter.*60 executions'; prints their rows
@@ -45,6 +49,7 @@ import {
 	prepareBenchN8n,
 	recordExchange,
 	runOnce,
+	runServiceAlone,
 	startBenchN8n,
 	type BenchN8n,
 	type Latency,
@@ -90,20 +95,29 @@ interface MakespanRow {
 	 * the 60, this, not the service, is the floor (every contender needed 3–4 times the service's).
 	 */
 	n8nAloneWallMs?: number;
+	/**
+	 * The service alone: the windows before the last, plus the last window's items sent at once by
+	 * the least client there is (runServiceAlone), on the service's clock. The sandbox serves on one
+	 * thread of this two-core machine, so a burst of hundreds reaches it over a few hundred ms
+	 * however it is sent; the makespan floor counts none of that.
+	 */
+	serviceAloneFloorMs?: number;
 	figures: ThroughputFigures;
 }
 
 /**
- * How far from the floor a run finished: its makespan ÷ the service's floor; in the webhook case
- * also its wall time ÷ n8n alone's, and the smaller of the two (the two clocks differ, so each is
- * taken against its own; the higher floor gives the smaller ratio).
+ * How far from the floor a run finished: its makespan ÷ the higher of the makespan floor and the
+ * service alone's; in the webhook case also its wall time ÷ n8n alone's, and the smaller of the
+ * two (the two clocks differ, so each is taken against its own; the higher floor gives the smaller
+ * ratio).
  */
 export function floorRatio(row: {
 	floorMs: number;
 	n8nAloneWallMs?: number;
+	serviceAloneFloorMs?: number;
 	figures: { makespanMs: number; wallMs: number };
 }): number {
-	const serviceRatio = row.figures.makespanMs / row.floorMs;
+	const serviceRatio = row.figures.makespanMs / Math.max(row.floorMs, row.serviceAloneFloorMs ?? 0);
 	return row.n8nAloneWallMs === undefined
 		? serviceRatio
 		: Math.min(serviceRatio, row.figures.wallMs / row.n8nAloneWallMs);
@@ -133,6 +147,7 @@ interface SavedRow {
 	contender: string;
 	floorMs: number;
 	n8nAloneWallMs?: number;
+	serviceAloneFloorMs?: number;
 	figures: Pick<
 		ThroughputFigures,
 		'makespanMs' | 'wallMs' | 'failed' | 'rateLimitedToUser' | 'rateRatio' | 'otherCores'
@@ -221,7 +236,7 @@ export function compareTable(
 
 function table(rows: MakespanRow[]): string {
 	const header =
-		'| Plan | Latency | Items | Contender | Makespan s | Floor s | Makespan ÷ floor | Wall s | n8n alone: wall s | ÷ the higher floor | Until the first request s | Items failed | 429s reaching the user | 429s sent by the service | Achieved ÷ plan rate | Other load, cores |';
+		'| Plan | Latency | Items | Contender | Makespan s | Floor s | Makespan ÷ floor | The service alone: floor s | Wall s | n8n alone: wall s | ÷ the higher floor | Until the first request s | Items failed | 429s reaching the user | 429s sent by the service | Achieved ÷ plan rate | Other load, cores |';
 	const lines = rows.map((row) => {
 		const run = row.figures;
 		return `| ${[
@@ -232,6 +247,7 @@ function table(rows: MakespanRow[]): string {
 			seconds(run.makespanMs),
 			seconds(row.floorMs),
 			(run.makespanMs / row.floorMs).toFixed(2),
+			row.serviceAloneFloorMs === undefined ? '' : seconds(row.serviceAloneFloorMs),
 			seconds(run.wallMs),
 			row.n8nAloneWallMs === undefined ? '' : seconds(row.n8nAloneWallMs),
 			floorRatio(row).toFixed(2),
@@ -243,7 +259,7 @@ function table(rows: MakespanRow[]): string {
 			run.otherCores.toFixed(2),
 		].join(' | ')} |`;
 	});
-	return [header, `|${'---|'.repeat(16)}`, ...lines].join('\n');
+	return [header, `|${'---|'.repeat(17)}`, ...lines].join('\n');
 }
 
 export async function runMakespan(): Promise<void> {
@@ -362,6 +378,19 @@ export async function runMakespan(): Promise<void> {
 			// The webhook case is n8n-bound and its single runs vary by ±15 %: n8n alone and each
 			// contender take turns WEBHOOK_ROUNDS times, and each keeps its median round.
 			const rounds = scenario.executions ? WEBHOOK_ROUNDS : 1;
+			// The service alone, first: the last window's items at once from the least client.
+			const windows = Math.max(1, Math.ceil(scenario.items / scenario.plan.limit));
+			const lastWindowItems = scenario.items - (windows - 1) * scenario.plan.limit;
+			const alone = await runServiceAlone(
+				sandbox,
+				scenario.plan,
+				scenario.latency,
+				lastWindowItems,
+				windowMs,
+			);
+			if (alone.ok !== lastWindowItems)
+				throw new Error(`the service alone answered ${alone.ok} of ${lastWindowItems} decides`);
+			const serviceAloneFloorMs = (windows - 1) * windowMs + alone.makespanMs;
 			const aloneWalls: number[] = [];
 			const runsOf = new Map<string, ThroughputFigures[]>();
 			for (let round = 0; round < rounds; round++) {
@@ -402,6 +431,7 @@ export async function runMakespan(): Promise<void> {
 					contender: contenderLabel(contender),
 					floorMs: floorOf(scenario, figures, windowMs),
 					n8nAloneWallMs,
+					serviceAloneFloorMs,
 					figures,
 				};
 				rows.push(row);
@@ -413,7 +443,7 @@ export async function runMakespan(): Promise<void> {
 					);
 				}
 				console.log(
-					`${row.plan} ${row.latency} ${row.size} ${row.contender}: makespan ${seconds(figures.makespanMs)} s, floor ${seconds(row.floorMs)} s (÷ ${(figures.makespanMs / row.floorMs).toFixed(2)}), wall ${seconds(figures.wallMs)} s${n8nAloneWallMs === undefined ? '' : ` (n8n alone ${seconds(n8nAloneWallMs)} s, ÷ ${floorRatio(row).toFixed(2)})`}, failed ${figures.failed}, rate_limited to the user ${figures.rateLimitedToUser}, 429s sent ${figures.sent429}, rate ${figures.rateRatio?.toFixed(3) ?? 'n/a'}, other load ${figures.otherCores.toFixed(2)}${figures.sampleError ? `; first error: ${figures.sampleError}` : ''}${figures.executionErrors.length ? `; execution errors: ${figures.executionErrors.slice(0, 2).join(' | ')}` : ''}`,
+					`${row.plan} ${row.latency} ${row.size} ${row.contender}: makespan ${seconds(figures.makespanMs)} s, floor ${seconds(row.floorMs)} s (÷ ${(figures.makespanMs / row.floorMs).toFixed(2)}), the service alone ${seconds(serviceAloneFloorMs)} s (÷ the higher floor ${floorRatio(row).toFixed(2)}), wall ${seconds(figures.wallMs)} s${n8nAloneWallMs === undefined ? '' : ` (n8n alone ${seconds(n8nAloneWallMs)} s, ÷ ${floorRatio(row).toFixed(2)})`}, decision reads ${figures.decisionReads}, failed ${figures.failed}, rate_limited to the user ${figures.rateLimitedToUser}, 429s sent ${figures.sent429}, rate ${figures.rateRatio?.toFixed(3) ?? 'n/a'}, other load ${figures.otherCores.toFixed(2)}${figures.sampleError ? `; first error: ${figures.sampleError}` : ''}${figures.executionErrors.length ? `; execution errors: ${figures.executionErrors.slice(0, 2).join(' | ')}` : ''}`,
 				);
 			}
 		};

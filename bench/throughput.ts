@@ -15,6 +15,7 @@
  * --quick (10 s windows, 200 ms and the fallback mix only, at most 240 items a run; the report
  * files go to a temporary folder).
  */
+import { fork } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -159,6 +160,8 @@ export interface ThroughputFigures {
 	firstRequestMs: number;
 	/** From the run's first request at the service to its last decide's answer, ms. */
 	makespanMs: number;
+	/** Reads of a decision in the run (our node's, to check inputs; none when a kept copy served). */
+	decisionReads: number;
 }
 
 interface Row {
@@ -363,6 +366,53 @@ export async function runOnce(
 			.sort((a, b) => a - b),
 		firstRequestMs: firstRequest - started,
 		makespanMs: lastAnswer - firstRequest,
+		decisionReads: api.filter(
+			(exchange) => exchange.method === 'GET' && exchange.path.startsWith('/v1/decisions/'),
+		).length,
+	};
+}
+
+/**
+ * The service alone: `items` decides sent at once by the least client there is (bench/burst-client.ts,
+ * a child process), on the same sandbox, plan and latency as a contender's run. Its makespan on the
+ * service's clock is the fastest any client finishes that burst on this machine: the sandbox serves
+ * every request on one thread of a machine n8n shares, so a burst reaches it over some hundreds of
+ * ms however fast it is sent, which the makespan floor (a service that takes every request at once)
+ * does not count.
+ */
+export async function runServiceAlone(
+	sandbox: RunningSandbox,
+	plan: Plan,
+	latency: Latency,
+	items: number,
+	windowMs: number,
+): Promise<{ makespanMs: number; ok: number }> {
+	await controlSandbox(sandbox, '/reset', {});
+	await controlSandbox(sandbox, '/clock', { rate_window_ms: windowMs });
+	if (latency.rules.length)
+		await controlSandbox(sandbox, '/faults', { seed: 1, rules: latency.rules });
+	exchanges.length = 0;
+	const client = fork(
+		join(projectRoot, 'bench', 'burst-client.ts'),
+		[`${sandbox.baseUrl}/decide/content-labels`, plan.key, String(items)],
+		{ execArgv: ['--import', 'tsx'], stdio: 'inherit' },
+	);
+	await new Promise<void>((resolve, reject) => {
+		client.once('message', () => resolve());
+		client.once('error', reject);
+		client.once('exit', (code) =>
+			code === 0 ? resolve() : reject(new Error(`burst client exited with ${code}`)),
+		);
+	});
+	const decides = exchanges.filter(
+		(exchange) => exchange.method === 'POST' && exchange.path.startsWith('/v1/decide/'),
+	);
+	if (!decides.length) throw new Error('the burst client reached no decide');
+	return {
+		makespanMs:
+			Math.max(...decides.map((exchange) => exchange.sentAt)) -
+			Math.min(...decides.map((exchange) => exchange.receivedAt)),
+		ok: decides.filter((exchange) => exchange.status === 200).length,
 	};
 }
 
@@ -438,7 +488,11 @@ export function prepareBenchN8n(
 }
 
 export async function startBenchN8n(prepared: N8nInstance, paths: string[]): Promise<BenchN8n> {
-	const instance = await startN8n(prepared);
+	// BENCH_N8N_CPU_PROF=DIR: n8n writes a CPU profile there when it stops (to see where a run's time goes).
+	const profileDir = process.env.BENCH_N8N_CPU_PROF;
+	const instance = await startN8n(prepared, {
+		nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+	});
 	console.log(`n8n ${N8N_VERSION} at ${instance.url} (pid ${instance.process?.pid})`);
 	await waitForWebhooks(instance, paths);
 	return { instance, idleCpuMsPerSecond: 0, gateUsedAt: new Map() };
