@@ -4,8 +4,8 @@
  * HTTP Request node (its defaults, and batched to the plan): run sizes 1, 10, 100, one window's
  * budget and three windows' × Free, Starter, Pro, Scale × 200 ms, 800 ms and the fallback mix;
  * then 60 webhook executions of one item each arriving together (800 ms, every plan), and two n8n
- * processes on one key (Scale, three windows, 800 ms). One run each (the webhook case three, each
- * contender keeping its median, beside n8n alone: the same workflow with a Wait of one answer's
+ * processes on one key (Scale, three windows, 800 ms). One run each (the webhook case five, each
+ * contender keeping its median round against that round's n8n alone: the same workflow with a Wait of one answer's
  * time, its floor where the budget covers the 60), reusing throughput.ts's run
  * (runOnce): the sandbox in this process, the package from its tarball in n8n 2.41.1, loopback.
  *
@@ -36,7 +36,6 @@ import { startSandbox } from '../sandbox/server';
 import { N8N_VERSION } from '../harness/n8n-install';
 import { freePort, packTarball, projectRoot } from '../harness/n8n-env';
 import { makespanFloorMs, measureIdleCpu, windowStarts } from './n8n-bench';
-import { median } from './measure';
 import { renderRatioPlot, type RatioPoint } from './plot';
 import { flag, option } from './setup';
 import {
@@ -62,7 +61,7 @@ import { bearerCredentialIdOf, benchWorkflow } from './workflows';
 /** The answers' latency in the webhook case (60 executions of one item each). */
 const WEBHOOK_LATENCY_MS = 800;
 /** How many times the webhook case runs (its median round is kept). */
-const WEBHOOK_ROUNDS = 3;
+const WEBHOOK_ROUNDS = 5;
 
 /** Max Concurrency's default since issue 18: the cap in the floor, for every contender. */
 const FLOOR_CAP = 600;
@@ -375,8 +374,9 @@ export async function runMakespan(): Promise<void> {
 		const run = async (scenario: Scenario, shares: (contender: string) => Share[]) => {
 			if (only && !only.test(`${scenario.plan.name} ${scenario.latency.name} ${scenario.size}`))
 				return;
-			// The webhook case is n8n-bound and its single runs vary by ±15 %: n8n alone and each
-			// contender take turns WEBHOOK_ROUNDS times, and each keeps its median round.
+			// The webhook case is n8n-bound and its single runs vary by ±20 % (the machine's pace drifts
+			// between minutes): each round runs n8n alone, then the contenders in a rotated order, and
+			// each contender keeps the round whose wall ÷ that round's n8n alone is the median.
 			const rounds = scenario.executions ? WEBHOOK_ROUNDS : 1;
 			// The service alone, first: the last window's items at once from the least client.
 			const windows = Math.max(1, Math.ceil(scenario.items / scenario.plan.limit));
@@ -391,12 +391,13 @@ export async function runMakespan(): Promise<void> {
 			if (alone.ok !== lastWindowItems)
 				throw new Error(`the service alone answered ${alone.ok} of ${lastWindowItems} decides`);
 			const serviceAloneFloorMs = (windows - 1) * windowMs + alone.makespanMs;
-			const aloneWalls: number[] = [];
-			const runsOf = new Map<string, ThroughputFigures[]>();
+			const runsOf = new Map<
+				string,
+				Array<{ figures: ThroughputFigures; n8nAloneWallMs?: number }>
+			>();
 			for (let round = 0; round < rounds; round++) {
-				if (scenario.executions)
-					aloneWalls.push(
-						(
+				const n8nAloneWallMs = scenario.executions
+					? (
 							await runOnce(
 								sandbox,
 								scenario.plan,
@@ -405,9 +406,10 @@ export async function runMakespan(): Promise<void> {
 								shares('n8n-wait').map((share) => ({ ...share, path: n8nWaitPath })),
 								windowMs,
 							)
-						).wallMs,
-					);
-				for (const contender of CONTENDERS) {
+						).wallMs
+					: undefined;
+				const order = CONTENDERS.map((_, index) => CONTENDERS[(index + round) % CONTENDERS.length]);
+				for (const contender of order) {
 					const figures = await runOnce(
 						sandbox,
 						scenario.plan,
@@ -416,13 +418,14 @@ export async function runMakespan(): Promise<void> {
 						shares(contender),
 						windowMs,
 					);
-					runsOf.set(contender, [...(runsOf.get(contender) ?? []), figures]);
+					runsOf.set(contender, [...(runsOf.get(contender) ?? []), { figures, n8nAloneWallMs }]);
 				}
 			}
-			const n8nAloneWallMs = aloneWalls.length ? median(aloneWalls) : undefined;
 			for (const contender of CONTENDERS) {
-				const byWall = [...runsOf.get(contender)!].sort((a, b) => a.wallMs - b.wallMs);
-				const figures = byWall[Math.floor(byWall.length / 2)];
+				const paired = (run: { figures: ThroughputFigures; n8nAloneWallMs?: number }) =>
+					run.figures.wallMs / (run.n8nAloneWallMs ?? 1);
+				const byRatio = [...runsOf.get(contender)!].sort((a, b) => paired(a) - paired(b));
+				const { figures, n8nAloneWallMs } = byRatio[Math.floor(byRatio.length / 2)];
 				const row: MakespanRow = {
 					plan: scenario.plan.name,
 					latency: scenario.latency.name,

@@ -270,6 +270,19 @@ async function post(
 	};
 }
 
+/** Before each run: the sandbox new (usage, windows), its window and latency set, nothing recorded. */
+async function startRun(
+	sandbox: RunningSandbox,
+	latency: Latency,
+	windowMs: number,
+): Promise<void> {
+	await controlSandbox(sandbox, '/reset', {});
+	await controlSandbox(sandbox, '/clock', { rate_window_ms: windowMs });
+	if (latency.rules.length)
+		await controlSandbox(sandbox, '/faults', { seed: 1, rules: latency.rules });
+	exchanges.length = 0;
+}
+
 export async function runOnce(
 	sandbox: RunningSandbox,
 	plan: Plan,
@@ -285,11 +298,7 @@ export async function runOnce(
 		const waitMs = lastUse + windowMs + 1_000 - performance.now();
 		if (waitMs > 0) await sleep(waitMs);
 	}
-	await controlSandbox(sandbox, '/reset', {});
-	await controlSandbox(sandbox, '/clock', { rate_window_ms: windowMs });
-	if (latency.rules.length)
-		await controlSandbox(sandbox, '/faults', { seed: 1, rules: latency.rules });
-	exchanges.length = 0;
+	await startRun(sandbox, latency, windowMs);
 	const pids = shares.map((share) => share.n8n.instance.process!.pid!);
 	const cpuBefore = pids.map((pid) => cpuMs(pid));
 	for (const pid of pids) resetPeakRss(pid);
@@ -387,11 +396,7 @@ export async function runServiceAlone(
 	items: number,
 	windowMs: number,
 ): Promise<{ makespanMs: number; ok: number }> {
-	await controlSandbox(sandbox, '/reset', {});
-	await controlSandbox(sandbox, '/clock', { rate_window_ms: windowMs });
-	if (latency.rules.length)
-		await controlSandbox(sandbox, '/faults', { seed: 1, rules: latency.rules });
-	exchanges.length = 0;
+	await startRun(sandbox, latency, windowMs);
 	const client = fork(
 		join(projectRoot, 'bench', 'burst-client.ts'),
 		[`${sandbox.baseUrl}/decide/content-labels`, plan.key, String(items)],

@@ -21,6 +21,18 @@ const asked = (slug: string) =>
 const decided = (slug: string) =>
 	exchanges.filter((exchange) => exchange.path === `/v1/decide/${slug}`);
 
+/** A new version of ticket-routing (Pro's account) that no longer requires body. */
+const bodyNoLongerRequired = () =>
+	sandbox.control('POST', '/decisions/ticket-routing/versions', {
+		key: DEMO_KEYS.pro,
+		context: {
+			fields: [
+				{ name: 'subject', type: 'string', required: true },
+				{ name: 'body', type: 'string' },
+			],
+		},
+	});
+
 const ticket = (index: number): IDataObject => ({
 	subject: `Refund ${index}`,
 	body: 'I was charged twice on my invoice, please refund the payment.',
@@ -69,16 +81,7 @@ describe('the decision checked against', () => {
 		const credentials = credentialsFor(DEMO_KEYS.pro);
 		const first = await decide({ slug: 'ticket-routing', items: [ticket(1)], credentials });
 		expect(first.error).toBeUndefined();
-		// The new version no longer requires body.
-		await sandbox.control('POST', '/decisions/ticket-routing/versions', {
-			key: DEMO_KEYS.pro,
-			context: {
-				fields: [
-					{ name: 'subject', type: 'string', required: true },
-					{ name: 'body', type: 'string' },
-				],
-			},
-		});
+		await bodyNoLongerRequired();
 		const usedBefore = (await sandbox.usage(DEMO_KEYS.pro)).used;
 		const second = await decide({
 			slug: 'ticket-routing',
@@ -97,16 +100,8 @@ describe('the decision checked against', () => {
 		const first = await decide({ slug: 'ticket-routing', items: [ticket(1)], credentials });
 		expect(first.error).toBeUndefined();
 		expect(asked('ticket-routing')).toHaveLength(1);
-		// The new version no longer requires body; its read takes 1.5 s.
-		await sandbox.control('POST', '/decisions/ticket-routing/versions', {
-			key: DEMO_KEYS.pro,
-			context: {
-				fields: [
-					{ name: 'subject', type: 'string', required: true },
-					{ name: 'body', type: 'string' },
-				],
-			},
-		});
+		await bodyNoLongerRequired();
+		// Its read takes 1.5 s.
 		await sandbox.control('POST', '/faults', {
 			rules: [{ method: 'GET', path: '^/v1/decisions/ticket-routing$', latency_ms: 1_500 }],
 		});
