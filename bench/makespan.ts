@@ -5,8 +5,8 @@
  * budget and three windows' × Free, Starter, Pro, Scale × 200 ms, 800 ms and the fallback mix;
  * then 60 webhook executions of one item each arriving together (800 ms, every plan), and two n8n
  * processes on one key (Scale, three windows, 800 ms). One run each (the webhook case five, each
- * contender keeping its median round against that round's n8n alone: the same workflow with a Wait of one answer's
- * time, its floor where the budget covers the 60), reusing throughput.ts's run
+ * contender keeping its median round against that round's n8n alone: the same workflow with a
+ * Wait of one answer's time, its floor where the budget covers the 60), reusing throughput.ts's run
  * (runOnce): the sandbox in this process, the package from its tarball in n8n 2.41.1, loopback.
  *
  * Makespan: from the run's first request at the service (our node's GET of the decision when it
@@ -446,7 +446,7 @@ export async function runMakespan(): Promise<void> {
 					);
 				}
 				console.log(
-					`${row.plan} ${row.latency} ${row.size} ${row.contender}: makespan ${seconds(figures.makespanMs)} s, floor ${seconds(row.floorMs)} s (÷ ${(figures.makespanMs / row.floorMs).toFixed(2)}), the service alone ${seconds(serviceAloneFloorMs)} s (÷ the higher floor ${floorRatio(row).toFixed(2)}), wall ${seconds(figures.wallMs)} s${n8nAloneWallMs === undefined ? '' : ` (n8n alone ${seconds(n8nAloneWallMs)} s, ÷ ${floorRatio(row).toFixed(2)})`}, decision reads ${figures.decisionReads}, failed ${figures.failed}, rate_limited to the user ${figures.rateLimitedToUser}, 429s sent ${figures.sent429}, rate ${figures.rateRatio?.toFixed(3) ?? 'n/a'}, other load ${figures.otherCores.toFixed(2)}${figures.sampleError ? `; first error: ${figures.sampleError}` : ''}${figures.executionErrors.length ? `; execution errors: ${figures.executionErrors.slice(0, 2).join(' | ')}` : ''}`,
+					`${row.plan} ${row.latency} ${row.size} ${row.contender}: makespan ${seconds(figures.makespanMs)} s, floor ${seconds(row.floorMs)} s (÷ ${(figures.makespanMs / row.floorMs).toFixed(2)}), the service alone ${seconds(serviceAloneFloorMs)} s (÷ the higher floor ${floorRatio(row).toFixed(2)}), wall ${seconds(figures.wallMs)} s${n8nAloneWallMs === undefined ? '' : ` (n8n alone ${seconds(n8nAloneWallMs)} s)`}, decision reads ${figures.decisionReads}, failed ${figures.failed}, rate_limited to the user ${figures.rateLimitedToUser}, 429s sent ${figures.sent429}, rate ${figures.rateRatio?.toFixed(3) ?? 'n/a'}, other load ${figures.otherCores.toFixed(2)}${figures.sampleError ? `; first error: ${figures.sampleError}` : ''}${figures.executionErrors.length ? `; execution errors: ${figures.executionErrors.slice(0, 2).join(' | ')}` : ''}`,
 				);
 			}
 		};

@@ -180,10 +180,14 @@ export const recordExchange = (exchange: SandboxExchange): void => {
 	exchanges.push(exchange);
 };
 
-function serviceSide(): Pick<ThroughputFigures, 'sent429' | 'inFlightMean' | 'inFlightMax'> {
-	const decides = exchanges.filter(
+/** The decides among the exchanges recorded since the run began. */
+const decideExchanges = () =>
+	exchanges.filter(
 		(exchange) => exchange.method === 'POST' && exchange.path.startsWith('/v1/decide/'),
 	);
+
+function serviceSide(): Pick<ThroughputFigures, 'sent429' | 'inFlightMean' | 'inFlightMax'> {
+	const decides = decideExchanges();
 	if (!decides.length) return { sent429: 0, inFlightMean: Number.NaN, inFlightMax: 0 };
 	const held = decides.reduce((sum, exchange) => sum + (exchange.sentAt - exchange.receivedAt), 0);
 	const span =
@@ -403,15 +407,12 @@ export async function runServiceAlone(
 		{ execArgv: ['--import', 'tsx'], stdio: 'inherit' },
 	);
 	await new Promise<void>((resolve, reject) => {
-		client.once('message', () => resolve());
 		client.once('error', reject);
 		client.once('exit', (code) =>
 			code === 0 ? resolve() : reject(new Error(`burst client exited with ${code}`)),
 		);
 	});
-	const decides = exchanges.filter(
-		(exchange) => exchange.method === 'POST' && exchange.path.startsWith('/v1/decide/'),
-	);
+	const decides = decideExchanges();
 	if (!decides.length) throw new Error('the burst client reached no decide');
 	return {
 		makespanMs:

@@ -44,6 +44,8 @@ export interface RecentDecision {
  */
 export class RecentDecisions {
 	private readonly kept = new Map<string, Fetched>();
+	/** Refreshes in flight, each settling once its copy is kept or its fetch failed. */
+	private readonly refreshes = new Set<Promise<void>>();
 
 	constructor(
 		private readonly reuseMs = DECISION_REUSE_MS,
@@ -71,6 +73,11 @@ export class RecentDecisions {
 		this.kept.clear();
 	}
 
+	/** Settles once the refreshes started so far have ended (tests: no wait on a clock). */
+	async refreshed(): Promise<void> {
+		await Promise.all([...this.refreshes]);
+	}
+
 	private fetch(key: string, fetch: () => Promise<Decision>, now: number): Fetched {
 		const fetched: Fetched = {
 			decision: fetch(),
@@ -92,14 +99,8 @@ export class RecentDecisions {
 	private refresh(key: string, old: Fetched, fetch: () => Promise<Decision>, now: number): void {
 		if (old.refreshing || this.kept.get(key) !== old) return;
 		old.refreshing = true;
-		let decision: Promise<Decision>;
-		try {
-			decision = fetch();
-		} catch {
-			old.refreshing = false;
-			return;
-		}
-		decision.then(
+		const decision = fetch();
+		const ended = decision.then(
 			() => {
 				if (this.kept.get(key) !== old) return;
 				this.keep(key, { decision, fetchedAt: now, settled: true, refreshing: false });
@@ -109,6 +110,8 @@ export class RecentDecisions {
 				old.refreshing = false;
 			},
 		);
+		this.refreshes.add(ended);
+		void ended.then(() => this.refreshes.delete(ended));
 	}
 
 	private keep(key: string, fetched: Fetched): void {

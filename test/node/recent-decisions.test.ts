@@ -2,13 +2,14 @@
  * The decision a Decide node checks inputs against (issue 18), through n8n-core's engine, counted
  * at the service: executions within a minute ask for it once (webhooks bringing one item each sent
  * two requests per item before), a decision changed on the service in that minute never refuses an
- * input its new version accepts, a run after the minute waits for no read, and reading the items before the checks keeps "the first item
- * that fails is the one reported".
+ * input its new version accepts, a run after the minute waits for no read, and reading the items
+ * before the checks keeps "the first item that fails is the one reported".
  */
 import type { IDataObject } from 'n8n-workflow';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
 import type { SandboxExchange } from '../../sandbox/server';
 import { runNode } from '../../harness/n8n-engine';
+import { recentDecisions } from '../../src/client/recent-decisions';
 import { decide, locator } from './helpers';
 
 let sandbox: TestSandbox;
@@ -101,9 +102,16 @@ describe('the decision checked against', () => {
 		expect(first.error).toBeUndefined();
 		expect(asked('ticket-routing')).toHaveLength(1);
 		await bodyNoLongerRequired();
-		// Its read takes 1.5 s.
+		// Its next read is held at the service until the rules are replaced (an event, not a wait).
 		await sandbox.control('POST', '/faults', {
-			rules: [{ method: 'GET', path: '^/v1/decisions/ticket-routing$', latency_ms: 1_500 }],
+			rules: [
+				{
+					method: 'GET',
+					path: '^/v1/decisions/ticket-routing$',
+					times: 2,
+					hold_until: { arrivals: 2, max_wait_ms: 60_000 },
+				},
+			],
 		});
 		// Only Date moves (the kept copy's age); timers and I/O run as ever.
 		jest.useFakeTimers({
@@ -129,11 +137,14 @@ describe('the decision checked against', () => {
 			const second = await decide({ slug: 'ticket-routing', items: [ticket(2)], credentials });
 			expect(second.error).toBeUndefined();
 			expect(second.outputs.flat()).toHaveLength(1);
-			// Decided and answered while the read was still on its way.
+			// Decided and answered while the read is held at the service.
 			expect(decided('ticket-routing')).toHaveLength(2);
 			expect(asked('ticket-routing')).toHaveLength(1);
-			for (let waited = 0; asked('ticket-routing').length < 2 && waited < 10_000; waited += 50)
-				await new Promise((resolve) => setTimeout(resolve, 50));
+			const faults = await sandbox.control<{ rules: Array<{ held: number }> }>('GET', '/faults');
+			expect(faults.rules[0].held).toBe(1);
+			// Released: the node's process keeps the new copy once it arrives.
+			await sandbox.control('POST', '/faults', { rules: [] });
+			await recentDecisions.refreshed();
 			expect(asked('ticket-routing')).toHaveLength(2);
 			// The new copy serves the next run: an input without body is decided, not read again.
 			const third = await decide({

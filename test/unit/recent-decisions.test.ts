@@ -58,7 +58,7 @@ describe('RecentDecisions', () => {
 		meanwhile.refresh?.();
 		expect(await meanwhile.decision).toEqual(decisionOf('x', 1));
 		expect(fetched).toEqual(['x', 'x']);
-		await Promise.resolve();
+		await recent.refreshed();
 		// The new copy arrived: it serves as is for a minute from when it was asked for.
 		const next = recent.get('key|x', fetchOf('x', 4), 2 * DECISION_REUSE_MS - 1);
 		expect(next.refresh).toBeUndefined();
@@ -76,13 +76,13 @@ describe('RecentDecisions', () => {
 		};
 		const stale = recent.get('key|x', failing, DECISION_REUSE_MS);
 		stale.refresh!();
-		await new Promise((resolve) => setImmediate(resolve));
+		await recent.refreshed();
 		const later = recent.get('key|x', failing, DECISION_REUSE_MS + 5);
 		expect(later.reused).toBe(true);
 		expect(await later.decision).toEqual(decisionOf('x', 1));
 		later.refresh!();
 		expect(calls).toBe(2);
-		await new Promise((resolve) => setImmediate(resolve));
+		await recent.refreshed();
 	});
 
 	it('waits for a new copy when the kept one is older than a day, or its fetch is still in flight', async () => {
@@ -120,7 +120,7 @@ describe('RecentDecisions', () => {
 		);
 		expect(await fresh.decision).toEqual(decisionOf('x', 3));
 		resolveRefresh(decisionOf('x', 2));
-		await new Promise((resolve) => setImmediate(resolve));
+		await recent.refreshed();
 		const next = recent.get(
 			'key|x',
 			() => Promise.resolve(decisionOf('x', 4)),
