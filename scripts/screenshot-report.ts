@@ -3,6 +3,7 @@
  * measured as the Evaluate operation does (src/evaluate), the HTML report opened in Chromium.
  * Run: npx tsx scripts/screenshot-report.ts
  */
+import { readAnswer } from '../src/answer';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { ensureChromium } from '../harness/chromium';
@@ -22,7 +23,7 @@ async function main(): Promise<void> {
 				subject: ticket.subject,
 				body: ticket.body,
 			});
-			items.push({ expected: ticket.expected, run, charged: 1 });
+			items.push({ expected: ticket.expected, run: readAnswer(run, decision.type)!, charged: 1 });
 		}
 		const { metrics } = evaluate(evaluationDecisionOf(decision), items, { targetAccuracy: 0.9 });
 		const html = renderReport(metrics, {

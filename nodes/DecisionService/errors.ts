@@ -120,20 +120,6 @@ export function hintFor(error: DecisionServiceError): string | undefined {
 	return entry?.[1](error);
 }
 
-/**
- * Errors about the account or the credential, not about the item that met them first: their
- * message names no item (a wrong key is not "Item 0's" fault).
- */
-const ACCOUNT_ERRORS = [UnauthorizedError, QuotaExceededError];
-
-/** "Item 3: …", so a message names the item it is about (once). */
-function forItem(message: string, itemIndex: number | undefined, error?: unknown): string {
-	if (ACCOUNT_ERRORS.some((errorClass) => error instanceof errorClass)) return message;
-	return itemIndex === undefined || message.startsWith('Item ')
-		? message
-		: `Item ${itemIndex}: ${message}`;
-}
-
 /** An n8n error for a client error: message and hint a user can act on, never the key. */
 export function toNodeError(
 	node: INode,
@@ -141,7 +127,7 @@ export function toNodeError(
 	itemIndex?: number,
 ): NodeApiError | NodeOperationError {
 	if (error instanceof LocalValidationError) {
-		const refused = new NodeOperationError(node, forItem(error.message, itemIndex), {
+		const refused = new NodeOperationError(node, error.message, {
 			itemIndex,
 			description: hintFor(error),
 		});
@@ -149,7 +135,7 @@ export function toNodeError(
 	}
 	if (error instanceof DecisionServiceError) {
 		// The service's code under a key n8n does not read as an HTTP status (it would rewrite the message).
-		const message = forItem(error.message, itemIndex, error);
+		const message = error.message;
 		const response: JsonObject = { message, serviceCode: error.code };
 		const apiError = new NodeApiError(node, response, {
 			message,

@@ -17,6 +17,7 @@
  */
 import type { ResourceMapperField } from 'n8n-workflow';
 import type { Decision } from '../../src/contract';
+import { kindOf } from '../../src/kinds';
 
 /** The node parameter that stores the Outputs list. */
 export const OUTPUTS_LIST_PARAMETER = 'routes';
@@ -192,13 +193,9 @@ function entry(id: string, displayName: string, display = true): ResourceMapperF
 
 /** The decision's keys in the service's order (levels lowest first), plus No Label for classify. */
 export function decisionKeys(decision: DecisionShape): string[] {
-	const keys =
-		(decision.type === 'route'
-			? decision.options
-			: decision.type === 'score'
-				? decision.levels
-				: decision.labels) ?? [];
-	return decision.type === 'classify' ? [...keys, NO_LABEL_KEY] : [...keys];
+	const kind = kindOf(decision.type);
+	if (!kind) return [];
+	return kind.many ? [...kind.keysOf(decision), NO_LABEL_KEY] : kind.keysOf(decision);
 }
 
 function keyName(key: string): string {

@@ -1,4 +1,5 @@
-import { BOUNDS, levelOf, ownValue, type DecisionType } from '../contract';
+import { BOUNDS, ownValue, type DecisionType } from '../contract';
+import { kindOf, type KeyedDecision } from '../kinds';
 
 /**
  * What the evaluation needs to know about a decision: its type and its keys, as
@@ -15,41 +16,30 @@ export interface EvaluationDecision {
 
 /**
  * The evaluation's view of a decision as `GET /decisions/{slug}` (or the node's saved outputs)
- * gives it: the keys of its type. Thresholds are not in that answer; pass them when known.
+ * gives it: the keys of its kind. Thresholds are not in that answer; pass them when known.
  */
 export function evaluationDecisionOf(
-	decision: {
-		type: DecisionType;
-		options?: readonly string[];
-		levels?: readonly string[];
-		labels?: readonly string[];
-	},
+	decision: KeyedDecision,
 	thresholds?: ReadonlyMap<string, number>,
 ): EvaluationDecision {
-	const keys =
-		decision.type === 'route'
-			? decision.options
-			: decision.type === 'score'
-				? decision.levels
-				: decision.labels;
-	return { type: decision.type, keys: [...(keys ?? [])], ...(thresholds ? { thresholds } : {}) };
+	const kind = kindOf(decision.type);
+	return {
+		type: decision.type,
+		keys: kind ? kind.keysOf(decision) : [],
+		...(thresholds ? { thresholds } : {}),
+	};
 }
 
 /**
- * The fields of a run the evaluation reads. `RunAnswer` and `Run` of src/contract both fit; every
- * field but `status` may be missing (a run carried by an item may have been simplified).
+ * What the close-call rule reads of a run: its status, its probabilities and its answer as keys
+ * (the service's answer, or the machine's guess on a run without one; see src/kinds.ts). A whole
+ * run and an item's answer read back (src/answer.ts) both give it.
  */
-export interface EvaluatedRun {
+export interface JudgedRun {
 	status: string;
-	choice?: string;
-	raw_score?: number;
-	legend?: Record<string, string>;
-	labels?: readonly string[];
-	probabilities?: Record<string, number>;
-	confidence?: number;
-	confidence_source?: string;
-	engine?: string;
-	model?: string;
+	probabilities?: unknown;
+	/** route and score: one key; classify: the labels the run kept. */
+	answer?: readonly string[];
 }
 
 /** The two most probable answers of a run and the gap between them. */
@@ -114,7 +104,7 @@ function rank(
 }
 
 /** The run's probabilities as a Map of finite numbers (own keys only: `constructor` is a key like any other). */
-export function probabilitiesOf(run: EvaluatedRun): Map<string, number> {
+export function probabilitiesOf(run: JudgedRun): Map<string, number> {
 	const out = new Map<string, number>();
 	const record = run.probabilities;
 	if (typeof record !== 'object' || record === null) return out;
@@ -131,29 +121,22 @@ export function thresholdOf(decision: EvaluationDecision, label: string): number
 	return typeof given === 'number' && Number.isFinite(given) ? given : BOUNDS.labelThresholdDefault;
 }
 
-/** The run's own answer for route (choice) and score (the level of `legend[round(raw_score)]`). */
-export function answerOf(decision: EvaluationDecision, run: EvaluatedRun): string | undefined {
-	if (decision.type === 'route') return typeof run.choice === 'string' ? run.choice : undefined;
-	if (decision.type === 'score') return levelOf(run);
-	return undefined;
-}
-
 /**
  * The margin of a run without the verdict: the gap of `closeCall`, or undefined when the run has
  * nothing to compare (and for a pending run, whose probabilities still count here: the coverage
  * table only uses answered runs anyway).
  */
-export function marginOf(decision: EvaluationDecision, run: EvaluatedRun): number | undefined {
+export function marginOf(decision: EvaluationDecision, run: JudgedRun): number | undefined {
 	const judged = judge(decision, run);
 	return 'gap' in judged ? judged.gap : undefined;
 }
 
 function judge(
 	decision: EvaluationDecision,
-	run: EvaluatedRun,
+	run: JudgedRun,
 ): CloseCallJudged | { verdict: 'unknown'; reason: string } {
 	const probabilities = probabilitiesOf(run);
-	if (decision.type === 'classify') {
+	if (kindOf(decision.type)?.many) {
 		// Each label is its own yes/no question: the closest call is the label nearest its threshold.
 		// Ties: the decision's label order, then code units (labels not in the decision).
 		const labels = rank(decision, new Map([...probabilities.keys()].map((key) => [key, 0])));
@@ -163,7 +146,7 @@ function judge(
 			const t = thresholdOf(decision, label);
 			const gap = clean(Math.abs(p - t));
 			if (best === undefined || gap < best.gap) {
-				const retained = Array.isArray(run.labels) ? run.labels.includes(label) : p >= t;
+				const retained = run.answer ? run.answer.includes(label) : p >= t;
 				best = {
 					verdict: 'clear',
 					leader: label,
@@ -177,7 +160,7 @@ function judge(
 		}
 		return best ?? { verdict: 'unknown', reason: 'the run has no label probabilities' };
 	}
-	const ranked = rank(decision, probabilities, answerOf(decision, run));
+	const ranked = rank(decision, probabilities, run.answer?.[0]);
 	if (ranked.length < 2) {
 		return { verdict: 'unknown', reason: 'the run has fewer than two probabilities' };
 	}
@@ -207,7 +190,7 @@ function judge(
  * - A run the service marked pending stays pending: the verdict is `pending` whatever the gap.
  *   An uncertain run is judged (uncertain runs keep their probabilities).
  */
-export function closeCall(decision: EvaluationDecision, run: EvaluatedRun, gap: number): CloseCall {
+export function closeCall(decision: EvaluationDecision, run: JudgedRun, gap: number): CloseCall {
 	if (run.status === 'pending') return { verdict: 'pending' };
 	const judged = judge(decision, run);
 	if (judged.verdict === 'unknown') return judged;

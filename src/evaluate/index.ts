@@ -3,3 +3,4 @@
 export * from './close-call';
 export * from './metrics';
 export * from './report-html';
+export * from './summary';

@@ -1,4 +1,6 @@
-import { answerOf, marginOf, type EvaluatedRun, type EvaluationDecision } from './close-call';
+import type { ItemAnswer } from '../answer';
+import { kindOf, readExpected } from '../kinds';
+import { marginOf, type EvaluationDecision } from './close-call';
 
 // The pure core of the Evaluate operation (issue 22): labeled items and their runs in, figures out.
 // No n8n, no I/O. Every lookup by an option, level or label key goes through a Map: keys are
@@ -24,7 +26,8 @@ export interface ScoredItem {
 	 * (a number, 0 = lowest, as the legend's keys); classify: a list of label keys.
 	 */
 	expected: unknown;
-	run: EvaluatedRun;
+	/** The item's answer as src/answer.ts reads it (a carried compact or whole run, or a fresh one). */
+	run: ItemAnswer;
 	/** Units this item cost: 1 for a fresh decide, 0 for an item scored from a run it already carried. */
 	charged: number;
 }
@@ -36,6 +39,8 @@ export interface EvaluateOptions {
 	gaps?: readonly number[];
 	/** The accuracy the user wants; the recommendation is the lowest threshold reaching it. Default 0.9. */
 	targetAccuracy?: number;
+	/** The decision's confidence threshold: the doubtful items' table lists the thresholds below it. */
+	confidenceThreshold?: number;
 }
 
 export type ItemProblemCode = 'unknown_expected_key' | 'invalid_expected';
@@ -110,10 +115,41 @@ export interface ItemOutcome {
 	expected: string | string[];
 	/** The run's answer (route choice, score level, classify labels); undefined when it gave none. */
 	predicted?: string | string[];
+	/** On a run the service did not answer (uncertain, pending): the machine's guess, when it had one. */
+	guess?: string | string[];
+	/** Whether that guess was the expected answer; null on answered runs and runs without a guess. */
+	guessRight: boolean | null;
 	confidence: number | null;
 	/** The gap between the two most probable answers (see close-call.ts); null when unknown. */
 	gap: number | null;
 	charged: number;
+}
+
+/** One row of the doubtful items' table: the threshold lowered to `threshold`. */
+export interface DoubtfulRow {
+	threshold: number;
+	/** Doubtful items whose confidence is at or above it: they would have been answered by their guess. */
+	routed: number;
+	/** Of those, the guesses that were right. */
+	right: number;
+	/** right / routed; null when routed is 0. */
+	accuracy: number | null;
+}
+
+/**
+ * The runs the service did not answer (uncertain, pending) scored by the machine's guess: how a
+ * team learns from its reviews whether the doubtful guesses were right and where to set the
+ * threshold. They never count in accuracy or coverage.
+ */
+export interface DoubtfulMetrics {
+	count: number;
+	/** Of those, items with a guess (an uncertain route run carries its probabilities). */
+	guessed: number;
+	guessRight: number;
+	/** guessRight / guessed; null when nothing was guessed. */
+	guessAccuracy: number | null;
+	/** For each threshold under the decision's: what lowering it there would have routed, and how many right. */
+	byThreshold: DoubtfulRow[];
 }
 
 interface CommonMetrics {
@@ -137,6 +173,7 @@ interface CommonMetrics {
 	coverageByGap: CoverageRow[];
 	/** The lowest threshold whose accuracy reaches the target, or null. */
 	recommended: { confidence: CoverageRow | null; gap: CoverageRow | null };
+	doubtful: DoubtfulMetrics;
 	items: ItemOutcome[];
 }
 
@@ -181,26 +218,12 @@ export interface Evaluation {
 	problems: ItemProblem[];
 }
 
-/** Thrown by `evaluateOrThrow` when an item has a problem. */
-export class EvaluationInputError extends Error {
-	readonly problems: ItemProblem[];
-	constructor(problems: ItemProblem[]) {
-		super(problems.map((problem) => problem.message).join('\n'));
-		this.name = 'EvaluationInputError';
-		this.problems = problems;
-	}
-}
-
 /** 0.00, 0.05 … 0.95, as k / 20 so that 0.15 is the same number as the literal 0.15. */
 export const DEFAULT_THRESHOLDS: readonly number[] = Array.from({ length: 20 }, (_, k) => k / 20);
 export const DEFAULT_TARGET_ACCURACY = 0.9;
 
 const ratio = (numerator: number, denominator: number): number | null =>
 	denominator > 0 ? numerator / denominator : null;
-
-function quote(key: string): string {
-	return JSON.stringify(key);
-}
 
 function knownKeysOf(decision: EvaluationDecision): string[] {
 	return [...new Set(decision.keys)];
@@ -209,9 +232,9 @@ function knownKeysOf(decision: EvaluationDecision): string[] {
 type Expected = { ok: true; value: string | string[] } | { ok: false; problem: ItemProblem };
 
 /**
- * Checks one expected answer against the decision: the node can call it before a decide, so an
- * item with a typo fails without spending a unit. Classify lists are taken as sets (a repeated
- * label counts once).
+ * Checks one expected answer against the decision (src/kinds.ts `readExpected`: classify takes a
+ * list or labels separated by commas): the node calls it before a decide, so an item with a typo
+ * fails without spending a unit. The message does not number the item: n8n's error says which.
  */
 export function checkExpected(
 	decision: EvaluationDecision,
@@ -219,47 +242,28 @@ export function checkExpected(
 	index: number,
 ): Expected {
 	const knownKeys = knownKeysOf(decision);
-	const known = new Set(knownKeys);
-	const list = knownKeys.map(quote).join(', ');
-	const what = decision.type === 'route' ? 'option' : decision.type === 'score' ? 'level' : 'label';
-	const invalid = (message: string): Expected => ({
+	const kind = kindOf(decision.type);
+	if (!kind) {
+		return {
+			ok: false,
+			problem: {
+				code: 'invalid_expected',
+				index,
+				knownKeys,
+				message: `The decision's type "${String(decision.type)}" is not one this package knows.`,
+			},
+		};
+	}
+	const read = readExpected(kind, expected, knownKeys);
+	if (read.ok) return { ok: true, value: kind.shown(read.keys) };
+	const message = read.message.charAt(0).toUpperCase() + read.message.slice(1) + '.';
+	return {
 		ok: false,
-		problem: { code: 'invalid_expected', index, knownKeys, message: `Item ${index}: ${message}` },
-	});
-	const unknown = (key: string): Expected => ({
-		ok: false,
-		problem: {
-			code: 'unknown_expected_key',
-			index,
-			key,
-			knownKeys,
-			message: `Item ${index}: the expected ${what} ${quote(key)} is not one of the decision's ${what}s (${list}).`,
-		},
-	});
-	if (decision.type === 'classify') {
-		if (!Array.isArray(expected) || !expected.every((label) => typeof label === 'string')) {
-			return invalid(`the expected labels must be a list of label keys (${list}).`);
-		}
-		const labels: string[] = [];
-		for (const label of expected as string[]) {
-			if (!known.has(label)) return unknown(label);
-			if (!labels.includes(label)) labels.push(label);
-		}
-		return { ok: true, value: labels };
-	}
-	if (decision.type === 'score' && typeof expected === 'number') {
-		// A number is a level index (0 = the lowest), as the legend's keys are; a string is a label.
-		const label = Number.isInteger(expected) ? knownKeys[expected] : undefined;
-		if (label !== undefined) return { ok: true, value: label };
-		return invalid(
-			`the expected level ${expected} is not a level index (0 to ${knownKeys.length - 1}) nor a level label (${list}).`,
-		);
-	}
-	if (typeof expected !== 'string') {
-		return invalid(`the expected ${what} must be one ${what} key (${list}).`);
-	}
-	if (!known.has(expected)) return unknown(expected);
-	return { ok: true, value: expected };
+		problem:
+			read.key !== undefined
+				? { code: 'unknown_expected_key', index, key: read.key, knownKeys, message }
+				: { code: 'invalid_expected', index, knownKeys, message },
+	};
 }
 
 interface Judged {
@@ -276,16 +280,12 @@ function judgeItem(
 	index: number,
 ): Judged {
 	const run = item.run;
-	const status = typeof run.status === 'string' ? run.status : '';
-	const confidence =
-		typeof run.confidence === 'number' && Number.isFinite(run.confidence) ? run.confidence : null;
-	const gap = marginOf(decision, run) ?? null;
-	let predicted: string | string[] | undefined;
-	if (decision.type === 'classify') {
-		if (Array.isArray(run.labels)) predicted = run.labels.filter((l) => typeof l === 'string');
-	} else {
-		predicted = answerOf(decision, run);
-	}
+	const status = run.status;
+	const kind = kindOf(decision.type);
+	const gap = marginOf(decision, { ...run, answer: run.answer ?? run.guess }) ?? null;
+	const predicted = kind && run.answer ? kind.shown(run.answer) : undefined;
+	const doubtful = status === 'uncertain' || status === 'pending';
+	const guess = doubtful && kind && run.guess ? kind.shown(run.guess) : undefined;
 	const outcome: ItemOutcome = {
 		index,
 		status,
@@ -293,24 +293,53 @@ function judgeItem(
 		correct: null,
 		expected,
 		...(predicted === undefined ? {} : { predicted }),
-		confidence,
+		...(guess === undefined ? {} : { guess }),
+		guessRight: guess === undefined ? null : sameKeys(guess, expected),
+		confidence: run.confidence ?? null,
 		gap,
 		charged: item.charged,
 	};
-	if (status === 'uncertain' || status === 'pending') return { outcome, column: status };
+	if (doubtful) return { outcome, column: status };
 	if (status !== 'ok' || predicted === undefined) return { outcome, column: 'other' };
 	const placeable = Array.isArray(predicted)
 		? predicted.every((label) => known.has(label))
 		: known.has(predicted);
 	if (!placeable) return { outcome, column: 'other' };
 	outcome.answered = true;
-	if (Array.isArray(predicted) && Array.isArray(expected)) {
-		const got = new Set(predicted);
-		outcome.correct = got.size === expected.length && expected.every((label) => got.has(label));
-	} else {
-		outcome.correct = predicted === expected;
-	}
+	outcome.correct = sameKeys(predicted, expected);
 	return { outcome, column: 'answer' };
+}
+
+/** Same answer: the key, or the same set of labels. */
+function sameKeys(a: string | string[], b: string | string[]): boolean {
+	if (!Array.isArray(a) || !Array.isArray(b)) return a === b;
+	const got = new Set(a);
+	return got.size === new Set(b).size && b.every((label) => got.has(label));
+}
+
+/** The doubtful items scored by their guesses, and what lowering the threshold would have done. */
+function doubtfulMetrics(
+	outcomes: readonly ItemOutcome[],
+	thresholds: readonly number[],
+	confidenceThreshold: number | undefined,
+): DoubtfulMetrics {
+	const doubtful = outcomes.filter((o) => o.status === 'uncertain' || o.status === 'pending');
+	const guessed = doubtful.filter((o) => o.guessRight !== null);
+	const guessRight = guessed.filter((o) => o.guessRight).length;
+	const below = thresholds.filter(
+		(threshold) => confidenceThreshold === undefined || threshold < confidenceThreshold,
+	);
+	return {
+		count: doubtful.length,
+		guessed: guessed.length,
+		guessRight,
+		guessAccuracy: ratio(guessRight, guessed.length),
+		byThreshold: below.map((threshold) => {
+			const routed = guessed.filter((o) => (o.confidence ?? 0) >= threshold);
+			const right = routed.filter((o) => o.guessRight).length;
+			return { threshold, routed: routed.length, right, accuracy: ratio(right, routed.length) };
+		}),
+	};
 }
 
 function classMetrics(
@@ -465,8 +494,8 @@ export function evaluate(
 		pendingRate: ratio(statuses.pending, total),
 		otherRate: ratio(others, total),
 		accuracy: ratio(correct, answered.length),
-		engines: tally(judged.map(({ outcome }) => stringOrNull(items[outcome.index].run.engine))),
-		models: tally(judged.map(({ outcome }) => stringOrNull(items[outcome.index].run.model))),
+		engines: tally(judged.map(({ outcome }) => items[outcome.index].run.engine ?? null)),
+		models: tally(judged.map(({ outcome }) => items[outcome.index].run.model ?? null)),
 		units: {
 			charged: outcomes.reduce((sum, o) => sum + (Number.isFinite(o.charged) ? o.charged : 0), 0),
 			fresh,
@@ -479,6 +508,11 @@ export function evaluate(
 			confidence: recommend(coverageByConfidence, targetAccuracy),
 			gap: recommend(coverageByGap, targetAccuracy),
 		},
+		doubtful: doubtfulMetrics(
+			outcomes,
+			options.thresholds ?? DEFAULT_THRESHOLDS,
+			options.confidenceThreshold,
+		),
 		items: outcomes,
 	};
 
@@ -562,17 +596,3 @@ export function evaluate(
 	};
 }
 
-function stringOrNull(value: unknown): string | null {
-	return typeof value === 'string' ? value : null;
-}
-
-/** `evaluate`, throwing an EvaluationInputError (every problem named) when an item has one. */
-export function evaluateOrThrow(
-	decision: EvaluationDecision,
-	items: readonly ScoredItem[],
-	options: EvaluateOptions = {},
-): Metrics {
-	const { metrics, problems } = evaluate(decision, items, options);
-	if (problems.length) throw new EvaluationInputError(problems);
-	return metrics;
-}

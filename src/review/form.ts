@@ -162,9 +162,9 @@ function strayItems(body: object, page: ReviewPage): number[] {
 	return [...stray].sort((a, b) => a - b);
 }
 
-/** How an item is named to the person: its number on the page. */
+/** How an item is named to the person: its index, counted from 0 as n8n counts items ([item 0]). */
 export function itemName(index: number): string {
-	return `Item ${index + 1}`;
+	return `Item ${index}`;
 }
 
 /**

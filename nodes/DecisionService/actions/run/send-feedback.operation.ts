@@ -6,6 +6,7 @@ import {
 } from 'n8n-workflow';
 import { createDecisionClient } from '../../transport';
 import { runPerItem } from '../common';
+import { answerText, kindOf } from '../../../../src/kinds';
 
 const properties: INodeProperties[] = [
 	{
@@ -23,9 +24,9 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		default: 'correct',
 		required: true,
-		placeholder: 'e.g. correct, incorrect, or the expected key',
+		placeholder: 'e.g. correct, or the expected key',
 		description:
-			'What was right: "correct", "incorrect", or the option, level or label that was expected',
+			'What was right: "correct", or the option or level expected, or the labels (a list, or separated by commas; an empty list sends "no label"). A review\'s answer ({{ $json.review.answer }}) can be used as it is.',
 	},
 	{
 		displayName: 'Note',
@@ -49,7 +50,11 @@ export async function execute(
 	return runPerItem(this, items, async (itemIndex) => {
 		const runId = String(this.getNodeParameter('runId', itemIndex) ?? '').trim();
 		const note = String(this.getNodeParameter('note', itemIndex, '') ?? '').trim();
-		const feedback = String(this.getNodeParameter('feedback', itemIndex) ?? '').trim();
+		const raw = this.getNodeParameter('feedback', itemIndex) as unknown;
+		// A list of labels (a review's answer) goes out in the one encoding Review and Evaluate use.
+		const feedback = Array.isArray(raw)
+			? answerText(kindOf('classify')!, raw.map((label) => String(label).trim()))
+			: String(raw ?? '').trim();
 		return await client.sendFeedback(runId, {
 			feedback,
 			...(note ? { note } : {}),

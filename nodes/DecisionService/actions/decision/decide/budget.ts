@@ -59,7 +59,7 @@ export function budgetExceededError(
 ): NodeOperationError {
 	return new NodeOperationError(
 		node,
-		`Item ${itemIndex}: not sent, Max Decides per Execution (${max}) is reached`,
+		`Not sent: Max Decides per Execution (${max}) is reached`,
 		{
 			itemIndex,
 			description:

@@ -5,16 +5,10 @@
  * Pure: no n8n context.
  */
 import type { IDataObject } from 'n8n-workflow';
-import type { DecisionType, RunAnswer } from '../../../../../src/contract';
+import type { RunAnswer } from '../../../../../src/contract';
+import { kindOfRun } from '../../../../../src/kinds';
 import { closeCall, type CloseCallJudged } from '../../../../../src/evaluate';
 import { NO_LABEL_KEY, type OutputsLayout } from '../../../outputs-list';
-
-function typeOf(run: RunAnswer): DecisionType | undefined {
-	if (run.labels !== undefined) return 'classify';
-	if (run.choice !== undefined) return 'route';
-	if (run.raw_score !== undefined || run.score !== undefined) return 'score';
-	return undefined;
-}
 
 /**
  * The close call of a run answered `ok`, or undefined when it is not one (gap 0 = off, a pending
@@ -27,10 +21,14 @@ export function closeCallOf(
 	gap: number | undefined,
 ): CloseCallJudged | undefined {
 	if (!gap || gap <= 0 || run.status !== 'ok') return undefined;
-	const type = typeOf(run);
-	if (!type) return undefined;
+	const kind = kindOfRun(run);
+	if (!kind) return undefined;
 	const keys = layout ? [...layout.indexOf.keys()].filter((key) => key !== NO_LABEL_KEY) : [];
-	const verdict = closeCall({ type, keys }, run, gap);
+	const verdict = closeCall(
+		{ type: kind.type, keys },
+		{ status: run.status, probabilities: run.probabilities, answer: kind.answerOf(run) },
+		gap,
+	);
 	return verdict.verdict === 'close' ? verdict : undefined;
 }
 

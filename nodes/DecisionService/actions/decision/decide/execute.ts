@@ -45,7 +45,7 @@ function validationError(
 	const listed = problems
 		.map((problem) => `field "${problem.field.replace(/^input\./, '')}" ${problem.message}`)
 		.join('; ');
-	return new NodeOperationError(n8n.getNode(), `Item ${itemIndex}: ${listed}`, {
+	return new NodeOperationError(n8n.getNode(), listed.charAt(0).toUpperCase() + listed.slice(1), {
 		itemIndex,
 		description: `Decision "${decision.slug}" declares these fields. No request was sent for this item, so no quota was spent.`,
 	});
@@ -80,7 +80,7 @@ export async function prepareItems(
 		try {
 			const slug = slugOf(n8n, itemIndex);
 			if (!slug) {
-				throw new NodeOperationError(n8n.getNode(), `Item ${itemIndex}: no decision selected`, {
+				throw new NodeOperationError(n8n.getNode(), 'No decision selected', {
 					itemIndex,
 				});
 			}

@@ -39,7 +39,7 @@ function parseJsonInput(
 		} catch {
 			throw new NodeOperationError(
 				n8n.getNode(),
-				`Item ${itemIndex}: the JSON input is not valid JSON`,
+				'The JSON input is not valid JSON',
 				{
 					itemIndex,
 				},
@@ -49,7 +49,7 @@ function parseJsonInput(
 	if (typeof value !== 'object' || value === null || Array.isArray(value)) {
 		throw new NodeOperationError(
 			n8n.getNode(),
-			`Item ${itemIndex}: the JSON input must be an object`,
+			'The JSON input must be an object',
 			{
 				itemIndex,
 			},
@@ -68,13 +68,13 @@ function textInput(n8n: ParameterReader, itemIndex: number): string {
 	if (typeof text === 'number' || typeof text === 'boolean') return String(text);
 	if (typeof text === 'object' && text !== null) {
 		const what = Array.isArray(text) ? 'a list' : 'an object';
-		throw new NodeOperationError(n8n.getNode(), `Item ${itemIndex}: Text is ${what}, not text`, {
+		throw new NodeOperationError(n8n.getNode(), `Text is ${what}, not text`, {
 			itemIndex,
 			description: `${TEXT_HINT} To send every field of the item, choose Input: JSON.`,
 		});
 	}
 	if (typeof text !== 'string' || text.trim() === '') {
-		throw new NodeOperationError(n8n.getNode(), `Item ${itemIndex}: the Text input is empty`, {
+		throw new NodeOperationError(n8n.getNode(), 'The Text input is empty', {
 			itemIndex,
 			description: TEXT_HINT,
 		});

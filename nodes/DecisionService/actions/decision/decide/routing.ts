@@ -3,7 +3,9 @@
  * Outputs list, with no n8n context, so every status and type is unit-tested (test/unit/routing).
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
-import { RUN_STATUSES, jsonCopy, levelOf, type RunAnswer } from '../../../../../src/contract';
+import { RUN_STATUSES, jsonCopy, type RunAnswer } from '../../../../../src/contract';
+import { writeAnswer } from '../../../../../src/answer';
+import { kindOfRun } from '../../../../../src/kinds';
 import type { OutputsLayout } from '../../../outputs-list';
 
 const KNOWN_STATUSES: readonly string[] = RUN_STATUSES;
@@ -30,6 +32,11 @@ export function anomalyOf(run: RunAnswer): string | undefined {
 	return undefined;
 }
 
+/** The run's answer as keys (src/kinds.ts): undefined when it gave none. */
+function answerKeys(run: RunAnswer): string[] | undefined {
+	return kindOfRun(run)?.answerOf(run);
+}
+
 /**
  * The outputs a run goes to, lowest index first. Pending and uncertain runs go to their outputs;
  * a classify run to every retained label (No Label when none); a route run to its choice; a score
@@ -40,13 +47,11 @@ export function targetsFor(run: RunAnswer, layout: OutputsLayout): number[] {
 	if (anomalyOf(run) !== undefined) return [layout.other];
 	if (run.status === 'pending') return [layout.pending];
 	if (run.status === 'uncertain') return [layout.uncertain];
-	if (run.labels !== undefined) {
-		if (run.labels.length === 0) return [layout.noLabel ?? layout.other];
-		const targets = new Set(run.labels.map((label) => layout.indexOf.get(label) ?? layout.other));
-		return [...targets].sort((a, b) => a - b);
-	}
-	const key = run.choice ?? levelOf(run);
-	return [key === undefined ? layout.other : (layout.indexOf.get(key) ?? layout.other)];
+	const keys = answerKeys(run);
+	if (keys === undefined) return [layout.other];
+	if (keys.length === 0) return [layout.noLabel ?? layout.other];
+	const targets = new Set(keys.map((key) => layout.indexOf.get(key) ?? layout.other));
+	return [...targets].sort((a, b) => a - b);
 }
 
 /** Why a run reached Other, in words for the item; undefined when it did not. */
@@ -54,9 +59,12 @@ export function otherNote(run: RunAnswer, layout: OutputsLayout): string | undef
 	const anomaly = anomalyOf(run);
 	if (anomaly) return `Sent to Other: ${anomaly}.`;
 	if (!targetsFor(run, layout).includes(layout.other)) return undefined;
-	const keys = run.labels ?? [run.choice ?? levelOf(run)];
-	const unknown = keys.filter((key) => key === undefined || !layout.indexOf.has(key));
-	const named = unknown.map((key) => (key === undefined ? 'no answer' : `"${key}"`)).join(', ');
+	const keys = answerKeys(run);
+	if (keys === undefined) {
+		return 'Sent to Other: the run gave no answer this node can read; refresh the Outputs list or update the package.';
+	}
+	const unknown = keys.filter((key) => !layout.indexOf.has(key));
+	const named = unknown.map((key) => `"${key}"`).join(', ');
 	return `Sent to Other: ${named || 'no label'} is not in the Outputs list; refresh it to route such answers.`;
 }
 
@@ -76,38 +84,10 @@ export function itemPerTarget(
 }
 
 /**
- * The compact answer: what a workflow branch or an AI agent needs, nothing else. Only a run the
- * service answered (`ok`) carries `choice`, `level` or `labels`; an uncertain or pending one
- * carries the machine's guess as `suggestion`, so nobody acts on it as if it were the answer.
+ * What is written on the item: the compact answer (Simplify) or the whole run, as src/answer.ts's
+ * contract says (Evaluate, Review and Send Feedback read it back with `readAnswer`).
  */
-export function simplifyRun(run: RunAnswer): IDataObject {
-	const answer: IDataObject = {
-		run_id: run.run_id,
-		status: run.status,
-		confidence: run.confidence,
-	};
-	const given: IDataObject = {};
-	if (run.choice !== undefined && !run.choice.startsWith('__')) given.choice = run.choice;
-	if (run.score !== undefined) {
-		given.score = run.score;
-		given.level = levelOf(run);
-	}
-	if (run.labels !== undefined) given.labels = run.labels;
-	if (run.status === 'ok') {
-		Object.assign(answer, given);
-	} else {
-		const guess = given.choice ?? given.level ?? (run.labels?.length ? run.labels : undefined);
-		if (guess !== undefined) answer.suggestion = guess;
-	}
-	if (run.review_url !== undefined) answer.review_url = run.review_url;
-	return answer;
-}
-
-/** What is written on the item: the whole run (with its level when scored), or the compact answer. */
 export function answerOf(run: RunAnswer, simplify: boolean): IDataObject {
-	if (simplify) return simplifyRun(run);
-	// A run is parsed JSON, so every value is JSON: what IDataObject holds.
-	const answer = { ...run } as IDataObject;
-	if (run.raw_score !== undefined) answer.level = levelOf(run);
-	return answer;
+	// Written from parsed JSON: every value is JSON, what IDataObject holds.
+	return writeAnswer(run, simplify) as IDataObject;
 }

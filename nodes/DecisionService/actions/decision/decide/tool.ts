@@ -7,7 +7,7 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import type { RunAnswer } from '../../../../../src/contract';
-import { simplifyRun } from './routing';
+import { answerOf } from './routing';
 
 /** Longest error text handed to an agent: enough for the message and the hint, short enough for a prompt. */
 const MAX_ERROR_TEXT = 600;
@@ -25,7 +25,7 @@ export function runsAsTool(n8n: IExecuteFunctions): boolean {
 
 /** What an agent reads after a call: the answer, and a plain note when it is not a final one. */
 export function toolAnswer(run: RunAnswer): IDataObject {
-	const answer = simplifyRun(run);
+	const answer = answerOf(run, true);
 	if (run.status === 'pending') {
 		answer.note =
 			'Sent to human review: the answer is not known yet. Tell the user it is being reviewed (review_url).';

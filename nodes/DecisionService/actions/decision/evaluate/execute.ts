@@ -13,12 +13,17 @@ import {
 	type INodeExecutionData,
 } from 'n8n-workflow';
 import { forEachBounded, type DecisionClient } from '../../../../../src/client';
-import { jsonCopy, ownValue, type RunAnswer } from '../../../../../src/contract';
+import { ownValue, type RunAnswer } from '../../../../../src/contract';
+import { readAnswer, type ItemAnswer } from '../../../../../src/answer';
+import { feedbackText, kindOf, type Kind } from '../../../../../src/kinds';
 import {
 	checkExpected,
+	DEFAULT_TARGET_ACCURACY,
 	evaluate,
 	evaluationDecisionOf,
+	forMachines,
 	renderReport,
+	summaryOf,
 	type EvaluationDecision,
 	type ItemOutcome,
 	type ScoredItem,
@@ -35,19 +40,13 @@ import type { EvaluateNodeOptions } from './description';
 /** Marks an item that needs no decide (it failed already, or carries its run). */
 class NotAsked extends Error {}
 
-/** A run an earlier Decide left on the item (its result field, with a run ID and a status). */
-export function carriedRun(json: IDataObject, field: string): RunAnswer | undefined {
-	const value = ownValue(json, field);
-	if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-	const runId = ownValue(value, 'run_id');
-	const status = ownValue(value, 'status');
-	if (typeof runId !== 'string' || runId === '' || typeof status !== 'string') return undefined;
-	return value as unknown as RunAnswer;
-}
-
-/** An expected answer as feedback text: the key, the level label, or the labels joined. */
-function feedbackText(expected: string | string[]): string {
-	return Array.isArray(expected) ? expected.join(', ') || 'no label' : expected;
+/** The answer an earlier Decide (or Review) left on the item, compact or whole (src/answer.ts). */
+export function carriedAnswer(
+	json: IDataObject,
+	field: string,
+	decision: EvaluationDecision,
+): ItemAnswer | undefined {
+	return readAnswer(ownValue(json, field), decision.type, decision.keys);
 }
 
 /** Same answer? Label lists compared as sets. */
@@ -77,7 +76,7 @@ function checkAll(
 		if (itemSlug !== slug) {
 			error = new NodeOperationError(
 				context.getNode(),
-				`Item ${itemIndex}: evaluates "${itemSlug}", the first item "${slug}"; one evaluation measures one decision`,
+				`This item evaluates "${itemSlug}", the first item "${slug}"; one evaluation measures one decision`,
 				{ itemIndex, description: 'Nothing was sent for this item, so nothing was charged.' },
 			);
 		} else {
@@ -101,14 +100,19 @@ function checkAll(
 async function sendFeedback(
 	context: IExecuteFunctions,
 	client: DecisionClient,
-	targets: Array<{ itemIndex: number; runId: string; expected: string | string[] }>,
+	kind: Kind,
+	targets: Array<{ itemIndex: number; runId: string; expected: string[]; machine?: string[] }>,
 ): Promise<Map<number, boolean>> {
 	const sent = new Map<number, boolean>();
 	const signal = context.getExecutionCancelSignal();
 	await forEachBounded(targets.length, client.maxConcurrency, async (at) => {
 		const target = targets[at];
 		try {
-			await client.sendFeedback(target.runId, { feedback: feedbackText(target.expected) }, signal);
+			await client.sendFeedback(
+				target.runId,
+				{ feedback: feedbackText(kind, target.expected, target.machine) },
+				signal,
+			);
 			sent.set(target.itemIndex, true);
 		} catch {
 			sent.set(target.itemIndex, false);
@@ -122,7 +126,11 @@ export async function execute(
 	items: INodeExecutionData[],
 ): Promise<INodeExecutionData[][]> {
 	const options = this.getNodeParameter('evaluateOptions', 0, {}) as EvaluateNodeOptions;
-	const targetAccuracy = this.getNodeParameter('targetAccuracy', 0, 0.9) as number;
+	const targetAccuracy = this.getNodeParameter(
+		'targetAccuracy',
+		0,
+		DEFAULT_TARGET_ACCURACY,
+	) as number;
 	const resultField = options.resultField?.trim() || 'decision';
 	const usesErrorOutput = this.getNode().onError === 'continueErrorOutput';
 	const client = await createDecisionClient(this, { timeoutMs: (options.timeout ?? 15) * 1000 });
@@ -137,13 +145,30 @@ export async function execute(
 		throw toNodeError(this.getNode(), error, 0);
 	}
 	const evaluationDecision = evaluationDecisionOf(decision);
+	const kind = kindOf(decision.type);
+	if (!kind) {
+		throw new NodeOperationError(this.getNode(), `Decision "${slug}" has a type this node does not know`, {
+			description: 'Update the package to evaluate it.',
+		});
+	}
+	const readRun = (run: RunAnswer) =>
+		readAnswer(run, decision.type, evaluationDecision.keys) as ItemAnswer;
 
 	// 1. Expected answers first: a bad one fails its item before anything is spent.
 	const checked = checkAll(this, items, evaluationDecision, slug);
-	// 2. Runs the items already carry are scored for free; the others are decided.
+	// 2. Answers the items already carry are scored for free; the others are decided. A run that
+	// reached here on several items (a classify item on two outputs, merged) is counted once.
 	const carried = items.map((item, itemIndex) =>
-		checked.errors[itemIndex] ? undefined : carriedRun(item.json, resultField),
+		checked.errors[itemIndex] ? undefined : carriedAnswer(item.json, resultField, evaluationDecision),
 	);
+	const firstWithRun = new Map<string, number>();
+	const duplicateOf = new Map<number, number>();
+	carried.forEach((answer, itemIndex) => {
+		if (!answer) return;
+		const first = firstWithRun.get(answer.runId);
+		if (first === undefined) firstWithRun.set(answer.runId, itemIndex);
+		else duplicateOf.set(itemIndex, first);
+	});
 	const notAsked = new NotAsked('not asked');
 	const stats = newStats();
 	const prepared = await prepareItems(
@@ -155,27 +180,29 @@ export async function execute(
 	);
 	const results = await decideAll(this, client, prepared, {}, stats);
 
-	// 3. Scored items: the carried run or the fresh one; failures stay apart.
+	// 3. Scored items: the carried answer or the fresh run; failures and repeats stay apart.
 	const scored: ScoredItem[] = [];
 	const scoredIndexes: number[] = [];
-	const scoredRuns: RunAnswer[] = [];
 	const failures = new Map<number, Error>();
 	items.forEach((_, itemIndex) => {
 		const error = checked.errors[itemIndex];
-		const result = carried[itemIndex] ?? results[itemIndex];
+		const result = results[itemIndex];
 		if (error) failures.set(itemIndex, error);
-		else if (result instanceof Error) failures.set(itemIndex, result);
-		else {
-			scored.push({
-				expected: checked.expected[itemIndex],
-				run: result,
-				charged: carried[itemIndex] ? 0 : 1,
-			});
+		else if (duplicateOf.has(itemIndex)) return;
+		else if (carried[itemIndex]) {
+			scored.push({ expected: checked.expected[itemIndex], run: carried[itemIndex], charged: 0 });
 			scoredIndexes.push(itemIndex);
-			scoredRuns.push(result);
+		} else if (result instanceof Error) failures.set(itemIndex, result);
+		else {
+			scored.push({ expected: checked.expected[itemIndex], run: readRun(result), charged: 1 });
+			scoredIndexes.push(itemIndex);
 		}
 	});
-	const { metrics } = evaluate(evaluationDecision, scored, { targetAccuracy });
+	const evaluateOptions = {
+		targetAccuracy,
+		confidenceThreshold: decision.confidence_threshold,
+	};
+	const { metrics } = evaluate(evaluationDecision, scored, evaluateOptions);
 	// Outcomes name the input item, not the position among scored items.
 	for (const outcome of metrics.items) outcome.index = scoredIndexes[outcome.index];
 
@@ -193,10 +220,10 @@ export async function execute(
 		scoredIndexes.forEach((itemIndex, at) => {
 			const run = again[itemIndex];
 			if (run instanceof Error || run === undefined) return;
-			compared.push({ expected: scored[at].expected, run, charged: 1 });
+			compared.push({ expected: scored[at].expected, run: readRun(run), charged: 1 });
 			comparedIndexes.push(itemIndex);
 		});
-		const other = evaluate(evaluationDecision, compared, { targetAccuracy }).metrics;
+		const other = evaluate(evaluationDecision, compared, evaluateOptions).metrics;
 		const liveByIndex = new Map(metrics.items.map((outcome) => [outcome.index, outcome]));
 		const disagreements = other.items.flatMap((outcome, at) => {
 			const itemIndex = comparedIndexes[at];
@@ -222,38 +249,45 @@ export async function execute(
 		} as IDataObject;
 	}
 
-	// 5. Send Expected Answers as Feedback.
+	// 5. Send Expected Answers as Feedback: the one encoding (src/kinds.ts feedbackText).
 	let feedback: Map<number, boolean> | undefined;
 	if (options.sendFeedback) {
 		feedback = await sendFeedback(
 			this,
 			client,
-			scored.flatMap((item, at) =>
-				typeof scoredRuns[at].run_id === 'string'
-					? [
-							{
-								itemIndex: scoredIndexes[at],
-								runId: scoredRuns[at].run_id,
-								expected: item.expected as string | string[],
-							},
-						]
-					: [],
-			),
+			kind,
+			scored.map((item, at) => {
+				const expected = item.expected as string | string[];
+				return {
+					itemIndex: scoredIndexes[at],
+					runId: item.run.runId,
+					expected: Array.isArray(expected) ? expected : [expected],
+					machine: item.run.guess,
+				};
+			}),
 		);
 	}
 
-	// 6. The report item (metrics and the HTML page) and the scored items.
+	// 6. The report item (the summary in words, the figures for machines, the HTML page) and the
+	// scored items.
+	const summary = summaryOf(metrics);
 	const html = renderReport(metrics, {
 		title: `Evaluation of ${decision.name}`,
 		decision: slug,
 		generatedAt: new Date().toISOString(),
 	});
 	const reportJson = {
+		summary: [summary.headline, ...summary.sentences].join(' '),
 		decision: slug,
 		live_version: decision.live_version,
-		...jsonCopy(metrics as unknown as IDataObject),
+		...(forMachines(metrics) as IDataObject),
+		recommended_settings: forMachines({
+			minimumConfidence: summary.confidence,
+			closeCallGap: summary.closeCallGap,
+		}),
 		failed_items: [...failures.keys()],
-		...(comparison ? { comparison } : {}),
+		repeated_runs: [...duplicateOf.keys()],
+		...(comparison ? { comparison: forMachines(comparison) } : {}),
 		...(feedback
 			? {
 					feedback: {
@@ -279,7 +313,8 @@ export async function execute(
 		const pairedItem = { item: itemIndex };
 		const failure = failures.get(itemIndex);
 		if (failure) return { json: failedItemJson(item, failure, usesErrorOutput), pairedItem };
-		const outcome = outcomeByIndex.get(itemIndex)!;
+		const repeatOf = duplicateOf.get(itemIndex);
+		const outcome = outcomeByIndex.get(repeatOf ?? itemIndex)!;
 		const fresh = results[itemIndex];
 		const json: IDataObject = {
 			...item.json,
@@ -290,21 +325,25 @@ export async function execute(
 			answered: outcome.answered,
 			expected: outcome.expected,
 			predicted: outcome.predicted ?? null,
+			...(outcome.guess === undefined
+				? {}
+				: { guess: outcome.guess, guess_right: outcome.guessRight }),
 			confidence: outcome.confidence,
 			status: outcome.status,
-			charged: outcome.charged,
+			charged: repeatOf === undefined ? outcome.charged : 0,
+			...(repeatOf === undefined ? {} : { counted_on_item: repeatOf }),
 		};
 		if (feedback?.has(itemIndex)) json.feedback_sent = feedback.get(itemIndex);
 		return { json, pairedItem };
 	});
 
-	const reused = scored.filter((item) => item.charged === 0).length;
 	addHints(this, [
-		{
-			message: `Evaluated ${scored.length} items: charged ${stats.charged} units (${scored.length - reused} decided, ${reused} scored from runs they carried, free)${failures.size ? `; ${failures.size} failed` : ''}.`,
-			type: 'info',
-			location: 'outputPane',
-		},
+		{ message: summary.headline, type: 'info', location: 'outputPane' },
+		...summary.sentences.map((message) => ({
+			message,
+			type: 'info' as const,
+			location: 'outputPane' as const,
+		})),
 	]);
 	return [[report], scoredItems];
 }

@@ -5,7 +5,9 @@
  * context, so every answer shape is unit-tested.
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
-import { levelOf, ownValue, type ContextField, type Decision } from '../../../../../src/contract';
+import { ownValue, type ContextField, type Decision } from '../../../../../src/contract';
+import { readAnswer } from '../../../../../src/answer';
+import { kindOf, type KeyedDecision } from '../../../../../src/kinds';
 import type { ReviewAnswer, ReviewField, ReviewItem, ReviewPage } from '../../../../../src/review';
 import { NO_LABEL_KEY, type OutputsListEntry } from '../../../outputs-list';
 import type { DecideInput } from '../decide/input';
@@ -74,53 +76,22 @@ function fieldsOf(
 	}));
 }
 
-/** The key with the highest probability, when there is one. */
-function mostProbable(probabilities: IDataObject | undefined): string | undefined {
-	let best: string | undefined;
-	let bestValue = -Infinity;
-	for (const [key, value] of Object.entries(probabilities ?? {})) {
-		if (typeof value === 'number' && value > bestValue) {
-			best = key;
-			bestValue = value;
-		}
-	}
-	return best;
-}
-
 /**
- * The machine's answer on an item as Decide wrote it (compact or full run): the keys it gave or
- * suggested, its status, confidence, probabilities and run.
+ * The machine's answer on an item as Decide wrote it, compact or whole (src/answer.ts): the keys
+ * it gave, or on a doubtful run its guess; its status, confidence, probabilities and run.
  */
 export function machineAnswerOf(
 	answer: IDataObject | undefined,
-	type: Decision['type'],
+	decision: KeyedDecision,
 ): Pick<ReviewItem, 'runId' | 'status' | 'machineAnswer' | 'confidence' | 'probabilities'> {
-	const probabilities = asRecord(answer?.probabilities);
-	const status = asString(answer?.status) ?? 'failed';
-	let keys: string[] = [];
-	if (type === 'classify') {
-		const labels = Array.isArray(answer?.labels) ? answer.labels : answer?.suggestion;
-		keys = Array.isArray(labels) ? labels.filter((label) => typeof label === 'string') : [];
-	} else {
-		const choice = asString(answer?.choice);
-		const given =
-			(choice && !choice.startsWith('__') ? choice : undefined) ??
-			asString(answer?.level) ??
-			(answer?.raw_score !== undefined
-				? levelOf(answer as { raw_score?: number; legend?: Record<string, string> })
-				: undefined) ??
-			asString(answer?.suggestion) ??
-			(type === 'route' ? mostProbable(probabilities) : undefined);
-		keys = given ? [given] : [];
-	}
-	const confidence = typeof answer?.confidence === 'number' ? answer.confidence : undefined;
+	const keys = kindOf(decision.type)?.keysOf(decision);
+	const read = readAnswer(answer, decision.type, keys);
 	return {
-		runId: asString(answer?.run_id),
-		status,
-		machineAnswer: keys,
-		confidence,
-		probabilities: Object.entries(probabilities ?? {})
-			.filter((entry): entry is [string, number] => typeof entry[1] === 'number')
+		runId: read?.runId,
+		status: read?.status ?? asString(answer?.status) ?? 'failed',
+		machineAnswer: read?.guess ?? [],
+		confidence: read?.confidence,
+		probabilities: Object.entries(read?.probabilities ?? {})
 			.map(([key, value]) => ({ key, value }))
 			.sort((a, b) => b.value - a.value),
 	};
@@ -177,7 +148,7 @@ export function reviewPageOf(inputs: PageInputs): ReviewPage {
 			return {
 				index,
 				fields: fieldsOf(inputs.asked[index], decision.context.fields),
-				...machineAnswerOf(answer, decision.type),
+				...machineAnswerOf(answer, decision),
 				note: noteOf(item.json, answer, decision.confidence_threshold),
 			};
 		}),

@@ -26,6 +26,7 @@ import {
 import { decisionKeys, OUTPUTS_LIST_PARAMETER, reviewLayout } from '../../../outputs-list';
 import type { DecisionClient } from '../../../../../src/client';
 import { createDecisionClient } from '../../../transport';
+import { kindOf, sameAnswer } from '../../../../../src/kinds';
 import { itemPerTarget } from '../decide/routing';
 import { askedInputs, decideSourceOf, resultFieldOf } from './asked';
 import type { ReviewNodeOptions } from './description';
@@ -215,11 +216,11 @@ async function answer(n8n: IWebhookFunctions, res: Response): Promise<IWebhookRe
 			return;
 		}
 		const machine = page.items[index]?.machineAnswer ?? [];
+		const kind = kindOf(page.decision.type);
 		const review: IDataObject = {
 			status: 'reviewed',
-			answer: page.decision.type === 'classify' ? pick.keys : (pick.keys[0] ?? null),
-			agreed:
-				machine.length === pick.keys.length && pick.keys.every((key) => machine.includes(key)),
+			answer: kind ? kind.shown(pick.keys) : (pick.keys[0] ?? null),
+			agreed: sameAnswer(pick.keys, machine),
 		};
 		if (pick.note) review.note = pick.note;
 		const sent = feedback.get(index);

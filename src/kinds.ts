@@ -1,0 +1,249 @@
+/**
+ * A decision's kind, in one home. Route picks one option, score lands on one level (lowest first),
+ * classify keeps every label over its threshold (possibly none). What differs between them is said
+ * here once: their keys, the answer a run gives, the machine's guess when the service gives none,
+ * how an expected answer is read, and the one feedback text for a pick or an expected answer.
+ * Decide's routing, Simplify, close calls, Evaluate, Review and Send Feedback ask this file instead
+ * of switching on the type. An answer is always a list of keys: one for route and score, any
+ * number of labels for classify. Pure, no n8n; keys are untrusted strings (`constructor` is a key).
+ */
+import { BOUNDS, UNCERTAIN_CHOICE, levelOf, ownValue, type DecisionType } from './contract';
+
+/** The fields of a run this file reads; a full run and an item's compact answer both fit. */
+export interface RunFields {
+	choice?: unknown;
+	raw_score?: unknown;
+	legend?: unknown;
+	score?: unknown;
+	labels?: unknown;
+	probabilities?: unknown;
+}
+
+/** What a decision lists of its keys, as `GET /decisions/{slug}` gives them. */
+export interface KeyedDecision {
+	type: DecisionType;
+	options?: readonly string[] | null;
+	levels?: readonly string[] | null;
+	labels?: readonly string[] | null;
+}
+
+/** An expected answer, read: its keys, or why it cannot be read (a sentence naming the field). */
+export type ReadExpected =
+	| { ok: true; keys: string[] }
+	/** `key`: the expected key the decision does not know, when that is the problem. */
+	| { ok: false; message: string; key?: string };
+
+/** The feedback that says the machine's answer (or, on a doubtful run, its guess) was right. */
+export const FEEDBACK_CORRECT = 'correct';
+/**
+ * Classify: no label applies. With a space, so it can never be a label key (keys are slugs); read
+ * back as an expected answer too.
+ */
+export const FEEDBACK_NO_LABEL = 'no label';
+
+export interface Kind {
+	type: DecisionType;
+	/** One key in words: option, level, label. */
+	word: 'option' | 'level' | 'label';
+	/** classify: an answer is a set of labels (possibly empty); route and score: exactly one key. */
+	many: boolean;
+	/** The decision's keys in the service's order (levels lowest first). */
+	keysOf(decision: KeyedDecision): string[];
+	/**
+	 * What the run answered, as keys, whatever its status (an uncertain score keeps its level, an
+	 * uncertain classify its labels); undefined when it gave none (route: `__uncertain__`).
+	 */
+	answerOf(run: RunFields): string[] | undefined;
+	/**
+	 * The machine's guess when the run gives no answer: the most probable option or level (ties: the
+	 * keys' order, then code units), the labels at or over the API's default threshold.
+	 */
+	leaningOf(run: RunFields, keys?: readonly string[]): string[] | undefined;
+	/** An answer as people and expressions read it: the key (route, score) or the list (classify). */
+	shown(keys: readonly string[]): string | string[];
+}
+
+const asString = (value: unknown): string | undefined =>
+	typeof value === 'string' && value !== '' ? value : undefined;
+
+/** The run's probabilities, finite numbers only, own keys only, in the object's order. */
+export function probabilityEntries(run: RunFields): Array<[string, number]> {
+	const record = run.probabilities;
+	if (typeof record !== 'object' || record === null || Array.isArray(record)) return [];
+	return Object.keys(record).flatMap((key): Array<[string, number]> => {
+		const value = ownValue(record, key);
+		return typeof value === 'number' && Number.isFinite(value) ? [[key, value]] : [];
+	});
+}
+
+/** The most probable key; ties go to the decision's key order, then code units. */
+function mostProbable(run: RunFields, keys: readonly string[] = []): string[] | undefined {
+	const order = (key: string) => {
+		const at = keys.indexOf(key);
+		return at === -1 ? keys.length : at;
+	};
+	const ranked = probabilityEntries(run).sort(
+		([keyA, pA], [keyB, pB]) =>
+			pB - pA || order(keyA) - order(keyB) || (keyA < keyB ? -1 : keyA > keyB ? 1 : 0),
+	);
+	return ranked.length ? [ranked[0][0]] : undefined;
+}
+
+const route: Kind = {
+	type: 'route',
+	word: 'option',
+	many: false,
+	keysOf: (decision) => [...(decision.options ?? [])],
+	answerOf(run) {
+		const choice = asString(run.choice);
+		// `__uncertain__` (and any future `__…__` marker) is a status, not an option.
+		return choice && choice !== UNCERTAIN_CHOICE && !choice.startsWith('__') ? [choice] : undefined;
+	},
+	leaningOf: mostProbable,
+	shown: (keys) => keys[0] ?? '',
+};
+
+const score: Kind = {
+	type: 'score',
+	word: 'level',
+	many: false,
+	keysOf: (decision) => [...(decision.levels ?? [])],
+	answerOf(run) {
+		const level = levelOf(run as { raw_score?: number; legend?: Record<string, string> });
+		return level === undefined ? undefined : [level];
+	},
+	leaningOf: mostProbable,
+	shown: (keys) => keys[0] ?? '',
+};
+
+const classify: Kind = {
+	type: 'classify',
+	word: 'label',
+	many: true,
+	keysOf: (decision) => [...(decision.labels ?? [])],
+	answerOf(run) {
+		if (!Array.isArray(run.labels)) return undefined;
+		return [...new Set(run.labels.filter((label): label is string => typeof label === 'string'))];
+	},
+	leaningOf(run, keys = []) {
+		const entries = probabilityEntries(run);
+		if (!entries.length) return undefined;
+		const over = entries
+			.filter(([, p]) => p >= BOUNDS.labelThresholdDefault)
+			.map(([label]) => label);
+		// In the decision's order, so the same set always reads the same.
+		const order = (label: string) => {
+			const at = keys.indexOf(label);
+			return at === -1 ? keys.length : at;
+		};
+		return over.sort((a, b) => order(a) - order(b));
+	},
+	shown: (keys) => [...keys],
+};
+
+const KINDS: Record<DecisionType, Kind> = { route, score, classify };
+
+/** The kind of a decision type; undefined for a type this package does not know. */
+export function kindOf(type: unknown): Kind | undefined {
+	return type === 'route' || type === 'score' || type === 'classify' ? KINDS[type] : undefined;
+}
+
+/** The kind a run shows by its fields (labels: classify; a score: score; a choice: route). */
+export function kindOfRun(run: RunFields & { level?: unknown }): Kind | undefined {
+	if (run.labels !== undefined) return classify;
+	if (run.raw_score !== undefined || run.score !== undefined || run.level !== undefined)
+		return score;
+	if (run.choice !== undefined) return route;
+	return undefined;
+}
+
+/** The machine's answer, or its guess when the run gave none. */
+export function guessOf(
+	kind: Kind,
+	run: RunFields,
+	keys?: readonly string[],
+): string[] | undefined {
+	return kind.answerOf(run) ?? kind.leaningOf(run, keys);
+}
+
+/** Same answer? Sets for classify (order and repeats do not matter), the key otherwise. */
+export function sameAnswer(a: readonly string[], b: readonly string[]): boolean {
+	const left = new Set(a);
+	const right = new Set(b);
+	return left.size === right.size && [...left].every((key) => right.has(key));
+}
+
+/**
+ * Reads an expected answer against the decision's keys. Route: one option key. Score: a level
+ * label, or a level index (a number, 0 = lowest, as the legend's keys are). Classify: a list of
+ * labels, or one string with the labels separated by commas (how a CSV cell or a sheet holds
+ * them), or "no label"; repeats count once. Keys are compared as written, after trimming.
+ */
+export function readExpected(kind: Kind, raw: unknown, keys: readonly string[]): ReadExpected {
+	const known = new Set(keys);
+	const list = keys.map((key) => JSON.stringify(key)).join(', ');
+	const unknown = (key: string): ReadExpected => ({
+		ok: false,
+		key,
+		message: `the expected ${kind.word} ${JSON.stringify(key)} is not one of the decision's ${kind.word}s (${list})`,
+	});
+	if (kind.many) {
+		let labels: unknown[];
+		if (Array.isArray(raw)) labels = raw;
+		else if (typeof raw === 'string' && raw.trim().toLowerCase() === FEEDBACK_NO_LABEL)
+			labels = [];
+		else if (typeof raw === 'string' && raw.trim() !== '')
+			labels = raw.split(',').filter((part) => part.trim() !== '');
+		else
+			return {
+				ok: false,
+				message: `the expected labels are missing: give a list, labels separated by commas, or "${FEEDBACK_NO_LABEL}" (${list})`,
+			};
+		const read: string[] = [];
+		for (const label of labels) {
+			if (typeof label !== 'string') {
+				return { ok: false, message: `the expected labels must be label keys (${list})` };
+			}
+			const key = label.trim();
+			if (!known.has(key)) return unknown(key);
+			if (!read.includes(key)) read.push(key);
+		}
+		return { ok: true, keys: read };
+	}
+	if (kind.type === 'score' && typeof raw === 'number') {
+		const level = Number.isInteger(raw) ? keys[raw] : undefined;
+		return level !== undefined
+			? { ok: true, keys: [level] }
+			: {
+					ok: false,
+					message: `the expected level ${raw} is not a level index (0 to ${keys.length - 1}) nor a level (${list})`,
+				};
+	}
+	if (typeof raw !== 'string' || raw.trim() === '') {
+		return { ok: false, message: `the expected ${kind.word} must be one ${kind.word} (${list})` };
+	}
+	const key = raw.trim();
+	return known.has(key) ? { ok: true, keys: [key] } : unknown(key);
+}
+
+/**
+ * The one feedback text for an answer a person picked or a labeled set expects: `correct` when it
+ * equals the machine's answer (or its guess, on an uncertain or pending run), else the key, or the
+ * labels joined with "," ("no label" for none). Review, Evaluate's Send Expected Answers as
+ * Feedback and Run → Send Feedback all send this.
+ */
+export function feedbackText(
+	kind: Kind,
+	expected: readonly string[],
+	machine: readonly string[] | undefined,
+): string {
+	if (machine !== undefined && sameAnswer(expected, machine)) return FEEDBACK_CORRECT;
+	return answerText(kind, expected);
+}
+
+/** An answer as feedback text: the key, or the labels joined with "," ("no label" for none). */
+export function answerText(kind: Kind, keys: readonly string[]): string {
+	if (!kind.many) return keys[0] ?? '';
+	const labels = [...new Set(keys)];
+	return labels.length ? labels.join(',') : FEEDBACK_NO_LABEL;
+}
