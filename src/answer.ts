@@ -140,7 +140,8 @@ export function readAnswer(
 		['reviewUrl', text('review_url')],
 		['routingNote', text('routing_note')],
 	];
-	for (const [name, each] of optional) if (each !== undefined) Object.assign(read, { [name]: each });
+	for (const [name, each] of optional)
+		if (each !== undefined) Object.assign(read, { [name]: each });
 	if (ownValue(value, 'close_call') === true) {
 		read.closeCall = {
 			runnerUp: asString(ownValue(value, 'runner_up')),

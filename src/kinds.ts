@@ -96,8 +96,8 @@ const route: Kind = {
 	keysOf: (decision) => [...(decision.options ?? [])],
 	answerOf(run) {
 		const choice = asString(run.choice);
-		// `__uncertain__` (and any future `__…__` marker) is a status, not an option.
-		return choice && choice !== UNCERTAIN_CHOICE && !choice.startsWith('__') ? [choice] : undefined;
+		// `__uncertain__` is a status, not an option.
+		return choice && choice !== UNCERTAIN_CHOICE ? [choice] : undefined;
 	},
 	leaningOf: mostProbable,
 	shown: (keys) => keys[0] ?? '',
@@ -190,9 +190,8 @@ export function readExpected(kind: Kind, raw: unknown, keys: readonly string[]):
 	if (kind.many) {
 		let labels: unknown[];
 		if (Array.isArray(raw)) labels = raw;
-		else if (typeof raw === 'string' && raw.trim().toLowerCase() === FEEDBACK_NO_LABEL)
-			labels = [];
-		else if (typeof raw === 'string' && raw.trim() !== '')
+		else if (typeof raw === 'string' && raw.trim().toLowerCase() === FEEDBACK_NO_LABEL) labels = [];
+		else if (typeof raw === 'string' && raw.split(',').some((part) => part.trim() !== ''))
 			labels = raw.split(',').filter((part) => part.trim() !== '');
 		else
 			return {

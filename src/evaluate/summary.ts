@@ -92,7 +92,9 @@ export function summaryOf(metrics: Metrics): Summary {
 		let sentence = `${doubtful.count} were doubtful (uncertain or sent to review): the machine's guess was right on ${doubtful.guessRight} of ${doubtful.guessed}.`;
 		const best = [...doubtful.byThreshold]
 			.reverse()
-			.find((row) => row.routed > 0 && row.accuracy !== null && row.accuracy >= metrics.targetAccuracy);
+			.find(
+				(row) => row.routed > 0 && row.accuracy !== null && row.accuracy >= metrics.targetAccuracy,
+			);
 		if (best) {
 			sentence += ` Lowering the threshold to ${best.threshold.toFixed(2)} would have routed ${best.routed} of them, ${best.right} right.`;
 		}
@@ -106,14 +108,16 @@ export function summaryOf(metrics: Metrics): Summary {
 	return { headline, sentences, confidence, closeCallGap };
 }
 
-const snake = (key: string): string => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+const snake = (key: string): string =>
+	key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 
 /**
  * A value for the report's JSON: object keys in snake_case (the API's style), numbers rounded to
  * 4 decimals. Keys from data (options, levels, labels) are values here, never object keys.
  */
 export function forMachines(value: unknown): unknown {
-	if (typeof value === 'number') return Number.isFinite(value) ? Math.round(value * 1e4) / 1e4 : null;
+	if (typeof value === 'number')
+		return Number.isFinite(value) ? Math.round(value * 1e4) / 1e4 : null;
 	if (Array.isArray(value)) return value.map((each) => forMachines(each));
 	if (typeof value !== 'object' || value === null) return value;
 	const out: Record<string, unknown> = {};

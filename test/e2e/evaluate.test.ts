@@ -4,6 +4,7 @@
  * labeled tickets, once on fresh items (charged once each) and once on items an earlier Decide
  * answered (charged 0); each report's figures equal evaluate() recomputed from its scored items.
  */
+import { readAnswer } from '../../src/answer';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +17,6 @@ import {
 	type WorkflowRun,
 } from '../../harness/n8n-env';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
-import type { RunAnswer } from '../../src/contract';
 import { evaluate, evaluationDecisionOf, type ScoredItem } from '../../src/evaluate';
 
 jest.setTimeout(600_000);
@@ -59,7 +59,7 @@ async function recompute(scored: Item[]) {
 	const decision = await sb.client(KEY).getDecision('ticket-routing');
 	const items: ScoredItem[] = scored.map((item) => ({
 		expected: item.json.expected,
-		run: item.json.decision as unknown as RunAnswer,
+		run: readAnswer(item.json.decision, decision.type)!,
 		charged: item.json.charged as number,
 	}));
 	return evaluate(evaluationDecisionOf(decision), items, { targetAccuracy: 0.9 }).metrics;

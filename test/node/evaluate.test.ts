@@ -4,11 +4,11 @@
  * report's figures are evaluate() recomputed from the scored items; a bad expected answer fails
  * its item only, uncharged.
  */
+import { readAnswer } from '../../src/answer';
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 import { outputNames, runNode, type EngineCredentials } from '../../harness/n8n-engine';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
 import { evaluate, evaluationDecisionOf, type ScoredItem } from '../../src/evaluate';
-import type { RunAnswer } from '../../src/contract';
 import { makeLabeledSet } from '../../scripts/make-labeled-set';
 import { decide, locator } from './helpers';
 
@@ -70,7 +70,7 @@ async function recompute(scored: INodeExecutionData[]) {
 	const decision = await sb.client(DEMO_KEYS.pro).getDecision('ticket-routing');
 	const items: ScoredItem[] = scored.map((item) => ({
 		expected: item.json.expected,
-		run: item.json.decision as unknown as RunAnswer,
+		run: readAnswer(item.json.decision, decision.type)!,
 		charged: item.json.charged as number,
 	}));
 	return evaluate(evaluationDecisionOf(decision), items, { targetAccuracy: 0.9 }).metrics;

@@ -1,4 +1,21 @@
-import { closeCall, marginOf, type EvaluationDecision } from '../../src/evaluate';
+import {
+	closeCall as closeCallOfJudged,
+	marginOf as marginOfJudged,
+	type EvaluationDecision,
+} from '../../src/evaluate';
+import { kindOf, type RunFields } from '../../src/kinds';
+
+// Runs are written as the service sends them; the rule reads their answer through src/kinds.ts.
+type Run = RunFields & { status: string };
+const judged = (decision: EvaluationDecision, run: Run) => ({
+	status: run.status,
+	probabilities: run.probabilities,
+	answer: kindOf(decision.type)!.answerOf(run),
+});
+const closeCall = (decision: EvaluationDecision, run: Run, gap: number) =>
+	closeCallOfJudged(decision, judged(decision, run), gap);
+const marginOf = (decision: EvaluationDecision, run: Run) =>
+	marginOfJudged(decision, judged(decision, run));
 import { jsonObject } from '../support/js-names';
 
 const route: EvaluationDecision = {

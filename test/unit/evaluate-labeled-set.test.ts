@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { answerOfRun } from '../support/answers';
 import { join } from 'node:path';
 import { UNCERTAIN_CHOICE } from '../../src/contract';
 import { evaluate, type ScoredItem } from '../../src/evaluate';
@@ -82,7 +83,7 @@ describe('the labeled ticket set', () => {
 			return {
 				expected,
 				charged: 1,
-				run: {
+				run: answerOfRun({
 					status: uncertain ? 'uncertain' : 'ok',
 					choice: uncertain ? UNCERTAIN_CHOICE : result.choice,
 					probabilities: result.probabilities,
@@ -90,7 +91,7 @@ describe('the labeled ticket set', () => {
 					confidence_source: 'calibrated',
 					engine: 'jev',
 					model: modelOf('jev'),
-				},
+				}),
 			};
 		});
 		const { metrics, problems } = evaluate(

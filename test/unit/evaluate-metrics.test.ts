@@ -1,20 +1,20 @@
 import {
 	evaluate,
-	evaluateOrThrow,
 	evaluationDecisionOf,
-	EvaluationInputError,
 	DEFAULT_THRESHOLDS,
-	type EvaluatedRun,
 	type EvaluationDecision,
 	type ScoredItem,
 } from '../../src/evaluate';
 import { jsonObject } from '../support/js-names';
+import { answerOfRun, type RunFields } from '../support/answers';
+
+type EvaluatedRun = RunFields;
 
 // Every expected figure below is computed by hand from the small tables in the comments.
 
 const item = (expected: unknown, run: EvaluatedRun, charged = 0): ScoredItem => ({
 	expected,
-	run,
+	run: answerOfRun(run),
 	charged,
 });
 
@@ -178,6 +178,7 @@ describe('route', () => {
 			correct: false,
 			expected: 'billing',
 			predicted: 'technical',
+			guessRight: null,
 			confidence: 0.55,
 			gap: null,
 			charged: 1,
@@ -218,31 +219,35 @@ describe('unknown or malformed expected answers', () => {
 				key: 'refunds',
 				knownKeys: ['billing', 'technical'],
 				message:
-					'Item 2: the expected option "refunds" is not one of the decision\'s options ("billing", "technical").',
+					'The expected option "refunds" is not one of the decision\'s options ("billing", "technical").',
 			},
 		]);
 	});
 
-	it('rejects a wrong shape: a number for route, a string for classify', () => {
+	it('rejects a wrong shape: a number for route or classify, an empty string for classify', () => {
 		const route = evaluate(decision, [item(3, routeRun('ok', 'billing', 0.9))]);
 		expect(route.problems[0]).toMatchObject({ code: 'invalid_expected', index: 0 });
-		expect(route.problems[0].message).toContain('Item 0');
-		const classify = evaluate({ type: 'classify', keys: ['spam'] }, [
-			item('spam', { status: 'ok', labels: ['spam'] }),
-		]);
-		expect(classify.problems[0]).toMatchObject({ code: 'invalid_expected', index: 0 });
+		expect(route.problems[0].message).not.toContain('Item 0');
+		for (const expected of [3, '', ' , ', undefined]) {
+			const classify = evaluate({ type: 'classify', keys: ['spam'] }, [
+				item(expected, { status: 'ok', labels: ['spam'] }),
+			]);
+			expect(classify.problems[0]).toMatchObject({ code: 'invalid_expected', index: 0 });
+		}
 	});
 
-	it('throws a typed error from evaluateOrThrow', () => {
-		expect(() => evaluateOrThrow(decision, [item('nope', routeRun('ok', 'billing', 1))])).toThrow(
-			EvaluationInputError,
-		);
-		try {
-			evaluateOrThrow(decision, [item('nope', routeRun('ok', 'billing', 1))]);
-		} catch (error) {
-			expect((error as EvaluationInputError).problems[0].key).toBe('nope');
-			expect((error as Error).message).toContain('Item 0');
-		}
+	it('reads classify expected answers written as a sheet holds them: "billing, refund", "no label"', () => {
+		const labels = { type: 'classify' as const, keys: ['billing', 'refund', 'spam'] };
+		const { metrics, problems } = evaluate(labels, [
+			item('billing, refund', { status: 'ok', labels: ['refund', 'billing'] }),
+			item(' spam ,', { status: 'ok', labels: ['spam'] }),
+			item('no label', { status: 'ok', labels: [] }),
+			item(['billing', 'billing'], { status: 'ok', labels: ['billing'] }),
+		]);
+		expect(problems).toEqual([]);
+		expect(metrics.items.map((outcome) => outcome.correct)).toEqual([true, true, true, true]);
+		const unknown = evaluate(labels, [item('billing, refnd', { status: 'ok', labels: [] })]);
+		expect(unknown.problems[0]).toMatchObject({ code: 'unknown_expected_key', key: 'refnd' });
 	});
 
 	it('evaluates an empty list to nulls, never NaN', () => {
@@ -378,14 +383,14 @@ describe('score', () => {
 			[3, 'invalid_expected'],
 		]);
 		expect(problems[0].message).toBe(
-			'Item 2: the expected level 4 is not a level index (0 to 3) nor a level label ("cold", "warm", "hot", "sales-ready").',
+			'The expected level 4 is not a level index (0 to 3) nor a level ("cold", "warm", "hot", "sales-ready").',
 		);
 	});
 
 	it('rejects an expected level that is not a level label', () => {
 		const { problems } = evaluate(decision, [item('Cold', scoreRun('ok', 0))]);
 		expect(problems[0].message).toBe(
-			'Item 0: the expected level "Cold" is not one of the decision\'s levels ("cold", "warm", "hot", "sales-ready").',
+			'The expected level "Cold" is not one of the decision\'s levels ("cold", "warm", "hot", "sales-ready").',
 		);
 	});
 });

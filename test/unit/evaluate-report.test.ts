@@ -1,10 +1,10 @@
 import { escapeHtml } from '../../src/html';
+import { answerOfRun, type RunFields } from '../support/answers';
 import {
 	evaluate,
 	formatNumber,
 	formatRate,
 	renderReport,
-	type EvaluatedRun,
 	type EvaluationDecision,
 	type Metrics,
 	type ScoredItem,
@@ -13,9 +13,11 @@ import {
 const HOSTILE = '<script>alert("x")</script>';
 const QUOTES = `"><img src=x onerror='alert(1)'>`;
 
+type EvaluatedRun = RunFields;
+
 const item = (expected: unknown, run: EvaluatedRun, charged = 1): ScoredItem => ({
 	expected,
-	run,
+	run: answerOfRun(run),
 	charged,
 });
 

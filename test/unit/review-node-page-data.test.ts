@@ -168,9 +168,9 @@ type Machine = ReturnType<typeof machineAnswerOf>;
 describe('machineAnswerOf: route', () => {
 	test.each<[string, IDataObject, Partial<Machine>]>([
 		[
-			'ok, compact: its choice',
+			'ok, compact: its choice and the probabilities (the compact answer keeps them)',
 			compact({ choice: 'billing', confidence: 0.8, probabilities: routeProbabilities }),
-			{ status: 'ok', machineAnswer: ['billing'], confidence: 0.8, probabilities: [] },
+			{ status: 'ok', machineAnswer: ['billing'], confidence: 0.8, probabilities: SORTED },
 		],
 		[
 			'ok, full: its choice and the probabilities, most probable first',
@@ -183,9 +183,9 @@ describe('machineAnswerOf: route', () => {
 			{ status: 'uncertain', machineAnswer: ['sales'], confidence: 0.4 },
 		],
 		[
-			'uncertain, compact, no choice (`__uncertain__`): nothing suggested',
+			'uncertain, compact, no choice (`__uncertain__`): the most probable option, as Decide suggested it',
 			compact({ status: 'uncertain', choice: '__uncertain__', probabilities: routeProbabilities }),
-			{ status: 'uncertain', machineAnswer: [], probabilities: [] },
+			{ status: 'uncertain', machineAnswer: ['billing'], probabilities: SORTED },
 		],
 		[
 			'uncertain, full, `__uncertain__` with probabilities: the most probable option',
@@ -216,7 +216,10 @@ describe('machineAnswerOf: route', () => {
 			{ status: 'ok', machineAnswer: ['billing'], confidence: 0.45 },
 		],
 	])('%s', (_name, answer, expected) => {
-		expect(machineAnswerOf(answer, 'route')).toMatchObject({ runId: 'run_1', ...expected });
+		expect(machineAnswerOf(answer, { type: 'route' })).toMatchObject({
+			runId: 'run_1',
+			...expected,
+		});
 	});
 });
 
@@ -247,7 +250,7 @@ describe('machineAnswerOf: score', () => {
 		['a raw score with no legend: nothing', full({ score: 5, raw_score: 0 }), []],
 		['a raw score outside the legend: nothing', full({ score: 99, raw_score: 7, legend }), []],
 	])('%s', (_name, answer, keys) => {
-		expect(machineAnswerOf(answer, 'score').machineAnswer).toEqual(keys);
+		expect(machineAnswerOf(answer, { type: 'score' }).machineAnswer).toEqual(keys);
 	});
 
 	it('probabilities of the levels, most probable first', () => {
@@ -257,7 +260,7 @@ describe('machineAnswerOf: score', () => {
 			legend,
 			probabilities: { cold: 0.2, hot: 0.35, warm: 0.45 },
 		});
-		expect(machineAnswerOf(answer, 'score').probabilities).toEqual([
+		expect(machineAnswerOf(answer, { type: 'score' }).probabilities).toEqual([
 			{ key: 'warm', value: 0.45 },
 			{ key: 'hot', value: 0.35 },
 			{ key: 'cold', value: 0.2 },
@@ -292,11 +295,11 @@ describe('machineAnswerOf: classify', () => {
 		],
 		[
 			'labels that are not text are left out',
-			{ status: 'ok', labels: ['spam', 3, null] },
+			{ run_id: 'run_1', status: 'ok', labels: ['spam', 3, null] },
 			['spam'],
 		],
 	])('%s', (_name, answer, keys) => {
-		expect(machineAnswerOf(answer, 'classify').machineAnswer).toEqual(keys);
+		expect(machineAnswerOf(answer, { type: 'classify' }).machineAnswer).toEqual(keys);
 	});
 });
 
@@ -304,7 +307,7 @@ describe('machineAnswerOf: failed items and odd values', () => {
 	it.each(['route', 'score', 'classify'] as const)(
 		'%s: no answer is a failed item with no run',
 		(type) => {
-			expect(machineAnswerOf(undefined, type)).toEqual({
+			expect(machineAnswerOf(undefined, { type })).toEqual({
 				runId: undefined,
 				status: 'failed',
 				machineAnswer: [],
@@ -315,13 +318,15 @@ describe('machineAnswerOf: failed items and odd values', () => {
 	);
 
 	it('an answer without a status reads as failed; an empty run id is no run', () => {
-		expect(machineAnswerOf({ run_id: 'run_3', choice: 'billing' }, 'route').status).toBe('failed');
-		expect(machineAnswerOf({ run_id: '', status: 'ok', choice: 'billing' }, 'route')).toMatchObject(
-			{
-				status: 'ok',
-				runId: undefined,
-			},
+		expect(machineAnswerOf({ run_id: 'run_3', choice: 'billing' }, { type: 'route' }).status).toBe(
+			'failed',
 		);
+		expect(
+			machineAnswerOf({ run_id: '', status: 'ok', choice: 'billing' }, { type: 'route' }),
+		).toMatchObject({
+			status: 'ok',
+			runId: undefined,
+		});
 	});
 
 	it('a confidence or probability that is not a number is left out', () => {
@@ -332,7 +337,7 @@ describe('machineAnswerOf: failed items and odd values', () => {
 			confidence: '0.9',
 			probabilities: { billing: 0.7, sales: '0.2', technical: null, account: 0.1 },
 		};
-		expect(machineAnswerOf(answer, 'route')).toEqual({
+		expect(machineAnswerOf(answer, { type: 'route' })).toEqual({
 			runId: 'run_2',
 			status: 'ok',
 			machineAnswer: ['billing'],
@@ -351,7 +356,7 @@ describe('machineAnswerOf: failed items and odd values', () => {
 			['tostring', 0.4],
 		]);
 		const answer = { ...full({ status: 'uncertain', choice: '__uncertain__' }), probabilities };
-		expect(machineAnswerOf(answer, 'route')).toMatchObject({
+		expect(machineAnswerOf(answer, { type: 'route' })).toMatchObject({
 			machineAnswer: ['constructor'],
 			probabilities: [
 				{ key: 'constructor', value: 0.5 },

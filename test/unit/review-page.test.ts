@@ -188,7 +188,7 @@ describe('personal data', () => {
 describe('an item', () => {
 	it('shows its fields in order, its status, why it is here and the machine’s answer in words', () => {
 		const text = textOf(itemHtml(renderReviewPage(routePage()), 0));
-		expect(text).toMatch(/^Item 1 Uncertain Confidence 0.41 is under the decision's threshold/);
+		expect(text).toMatch(/^Item 0 Uncertain Confidence 0.41 is under the decision's threshold/);
 		expect(text.indexOf('subject')).toBeLessThan(text.indexOf('email'));
 		expect(text).toContain('Suggested: Billing team billing (41%)');
 		expect(text).toContain('Confidence 0.41');
@@ -231,7 +231,7 @@ describe('an item', () => {
 
 	it('shows a failed item’s marker and that there is no suggestion', () => {
 		const text = textOf(itemHtml(renderReviewPage(routePage()), 2));
-		expect(text).toMatch(/^Item 3 failed The service did not answer/);
+		expect(text).toMatch(/^Item 2 failed The service did not answer/);
 		expect(text).toContain('No suggestion from the service.');
 		expect(text).not.toContain('Confidence');
 	});
@@ -356,11 +356,11 @@ describe('a refused submission shown again', () => {
 	it('shows the error in a banner and keeps what the person chose and wrote', () => {
 		const page = routePage();
 		const html = renderReviewPage(page, {
-			error: 'Nothing was saved yet. Item 1: "nope" is not one of the answers.',
+			error: 'Nothing was saved yet. Item 0: "nope" is not one of the answers.',
 			submitted: { 'pick-0': 'nope', 'note-0': 'see <b>', 'pick-1': 'sales', 'note-1': ' why ' },
 		});
 		expect(html).toContain(
-			'<div class="banner" role="alert">Nothing was saved yet. Item 1: &quot;nope&quot; is not one of the answers.</div>',
+			'<div class="banner" role="alert">Nothing was saved yet. Item 0: &quot;nope&quot; is not one of the answers.</div>',
 		);
 		const first = itemHtml(html, 0);
 		expect(first).toContain('<section class="item refused" id="item-0">');

@@ -5,7 +5,6 @@ import {
 	answerOf,
 	otherNote,
 	itemPerTarget,
-	simplifyRun,
 	targetsFor,
 } from '../../nodes/DecisionService/actions/decision/decide/routing';
 import { configuredOutputs } from '../../nodes/DecisionService/expressions';
@@ -133,51 +132,6 @@ describe('targetsFor', () => {
 		['classify: pending', run({ status: 'pending', labels: [] }), classify, [4]],
 	])('%s', (_name, answer, layout, expected) => {
 		expect(targetsFor(answer, layout)).toEqual(expected);
-	});
-});
-
-describe('what the item carries', () => {
-	it('the whole run, with the level of a score run', () => {
-		const scored = run({ score: 50, raw_score: 1.2, legend });
-		expect(answerOf(scored, false)).toEqual({ ...scored, level: 'warm' });
-		expect(answerOf(run({ choice: 'sales' }), false)).not.toHaveProperty('level');
-	});
-
-	it('simplified: answer, status, confidence, run ID, review URL', () => {
-		expect(simplifyRun(run({ choice: 'sales' }))).toEqual({
-			run_id: 'run_1',
-			status: 'ok',
-			confidence: 0.9,
-			choice: 'sales',
-		});
-		expect(simplifyRun(run({ score: 80, raw_score: 2, legend }))).toMatchObject({
-			score: 80,
-			level: 'hot',
-		});
-		expect(
-			simplifyRun(run({ status: 'pending', labels: [], review_url: 'https://r' })),
-		).toMatchObject({
-			review_url: 'https://r',
-		});
-		// A run that is not the answer yet carries the machine's guess as a suggestion, never as
-		// the answer itself.
-		const pending = simplifyRun(run({ status: 'pending', choice: 'billing', confidence: 0.25 }));
-		expect(pending).toEqual({
-			run_id: 'run_1',
-			status: 'pending',
-			confidence: 0.25,
-			suggestion: 'billing',
-		});
-		expect(simplifyRun(run({ status: 'uncertain', choice: '__uncertain__' }))).not.toHaveProperty(
-			'suggestion',
-		);
-		expect(
-			simplifyRun(run({ status: 'uncertain', score: 40, raw_score: 1, legend })),
-		).toMatchObject({ suggestion: 'warm' });
-		expect(
-			simplifyRun(run({ status: 'uncertain', score: 40, raw_score: 1, legend })),
-		).not.toHaveProperty('level');
-		expect(answerOf(run({ choice: 'sales' }), true)).toEqual(simplifyRun(run({ choice: 'sales' })));
 	});
 });
 

@@ -53,7 +53,10 @@ export async function execute(
 		const raw = this.getNodeParameter('feedback', itemIndex) as unknown;
 		// A list of labels (a review's answer) goes out in the one encoding Review and Evaluate use.
 		const feedback = Array.isArray(raw)
-			? answerText(kindOf('classify')!, raw.map((label) => String(label).trim()))
+			? answerText(
+					kindOf('classify')!,
+					raw.map((label) => String(label).trim()),
+				)
 			: String(raw ?? '').trim();
 		return await client.sendFeedback(runId, {
 			feedback,

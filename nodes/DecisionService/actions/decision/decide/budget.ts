@@ -57,13 +57,9 @@ export function budgetExceededError(
 	itemIndex: number,
 	max: number,
 ): NodeOperationError {
-	return new NodeOperationError(
-		node,
-		`Not sent: Max Decides per Execution (${max}) is reached`,
-		{
-			itemIndex,
-			description:
-				'No request was sent for this item, so no quota was spent. Raise Max Decides per Execution (0 = no limit) or split the run.',
-		},
-	);
+	return new NodeOperationError(node, `Not sent: Max Decides per Execution (${max}) is reached`, {
+		itemIndex,
+		description:
+			'No request was sent for this item, so no quota was spent. Raise Max Decides per Execution (0 = no limit) or split the run.',
+	});
 }

@@ -37,23 +37,15 @@ function parseJsonInput(
 		try {
 			value = JSON.parse(raw);
 		} catch {
-			throw new NodeOperationError(
-				n8n.getNode(),
-				'The JSON input is not valid JSON',
-				{
-					itemIndex,
-				},
-			);
+			throw new NodeOperationError(n8n.getNode(), 'The JSON input is not valid JSON', {
+				itemIndex,
+			});
 		}
 	}
 	if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-		throw new NodeOperationError(
-			n8n.getNode(),
-			'The JSON input must be an object',
-			{
-				itemIndex,
-			},
-		);
+		throw new NodeOperationError(n8n.getNode(), 'The JSON input must be an object', {
+			itemIndex,
+		});
 	}
 	// JSON.parse makes every key an own property (`__proto__` included); an object n8n evaluated
 	// is copied the same way, so the input holds the item's own fields and nothing inherited.

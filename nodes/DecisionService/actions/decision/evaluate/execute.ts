@@ -147,9 +147,13 @@ export async function execute(
 	const evaluationDecision = evaluationDecisionOf(decision);
 	const kind = kindOf(decision.type);
 	if (!kind) {
-		throw new NodeOperationError(this.getNode(), `Decision "${slug}" has a type this node does not know`, {
-			description: 'Update the package to evaluate it.',
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			`Decision "${slug}" has a type this node does not know`,
+			{
+				description: 'Update the package to evaluate it.',
+			},
+		);
 	}
 	const readRun = (run: RunAnswer) =>
 		readAnswer(run, decision.type, evaluationDecision.keys) as ItemAnswer;
@@ -159,7 +163,9 @@ export async function execute(
 	// 2. Answers the items already carry are scored for free; the others are decided. A run that
 	// reached here on several items (a classify item on two outputs, merged) is counted once.
 	const carried = items.map((item, itemIndex) =>
-		checked.errors[itemIndex] ? undefined : carriedAnswer(item.json, resultField, evaluationDecision),
+		checked.errors[itemIndex]
+			? undefined
+			: carriedAnswer(item.json, resultField, evaluationDecision),
 	);
 	const firstWithRun = new Map<string, number>();
 	const duplicateOf = new Map<number, number>();
