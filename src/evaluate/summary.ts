@@ -115,16 +115,20 @@ const snake = (key: string): string =>
  * A value for the report's JSON: object keys in snake_case (the API's style), numbers rounded to
  * 4 decimals. Keys from data (options, levels, labels) are values here, never object keys.
  */
-export function forMachines(value: unknown): unknown {
+export function forMachines<T = unknown>(value: unknown): T {
+	return forMachinesValue(value) as T;
+}
+
+function forMachinesValue(value: unknown): unknown {
 	if (typeof value === 'number')
 		return Number.isFinite(value) ? Math.round(value * 1e4) / 1e4 : null;
-	if (Array.isArray(value)) return value.map((each) => forMachines(each));
+	if (Array.isArray(value)) return value.map((each) => forMachinesValue(each));
 	if (typeof value !== 'object' || value === null) return value;
 	const out: Record<string, unknown> = {};
 	for (const key of Object.keys(value)) {
 		const each = (value as Record<string, unknown>)[key];
 		Object.defineProperty(out, snake(key), {
-			value: forMachines(each),
+			value: forMachinesValue(each),
 			enumerable: true,
 			writable: true,
 			configurable: true,

@@ -155,9 +155,7 @@ describe('Close Call Gap and Max Decides per Execution in real n8n', () => {
 		for (const item of refused) {
 			const error = item.json.error as Record<string, unknown>;
 			expect(String(error.message)).toMatch(
-				new RegExp(
-					`^Item ${item.pairedItem?.item}: not sent, Max Decides per Execution \\(${BUDGET}\\)`,
-				),
+				new RegExp(`^Not sent: Max Decides per Execution \\(${BUDGET}\\)`),
 			);
 			expect(error.may_have_been_charged).toBe(false);
 		}

@@ -17,7 +17,7 @@ import {
 	type WorkflowRun,
 } from '../../harness/n8n-env';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
-import { evaluate, evaluationDecisionOf, type ScoredItem } from '../../src/evaluate';
+import { evaluate, evaluationDecisionOf, forMachines, type ScoredItem } from '../../src/evaluate';
 
 jest.setTimeout(600_000);
 
@@ -62,7 +62,13 @@ async function recompute(scored: Item[]) {
 		run: readAnswer(item.json.decision, decision.type)!,
 		charged: item.json.charged as number,
 	}));
-	return evaluate(evaluationDecisionOf(decision), items, { targetAccuracy: 0.9 }).metrics;
+	// The report's JSON is the metrics for machines: snake_case, rounded (src/evaluate/summary.ts).
+	return forMachines<{ items: Array<{ correct: boolean | null }> }>(
+		evaluate(evaluationDecisionOf(decision), items, {
+			targetAccuracy: 0.9,
+			confidenceThreshold: decision.confidence_threshold,
+		}).metrics,
+	);
 }
 
 function figures(metrics: Record<string, unknown>) {

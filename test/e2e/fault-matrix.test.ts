@@ -438,7 +438,8 @@ describe('reads and Create: a fault that fails the item alone', () => {
 				expect(each.outputs.failed + each.errorOutput).toBe(1);
 				expect(mode === 'error output' ? each.errorOutput : each.outputs.failed).toBe(1);
 				expect(each.failed).toEqual([{ item: 2, message: expect.stringMatching(fault.message) }]);
-				expect(each.failed[0].message).toMatch(/^Item 2: /);
+				// n8n names the item ([item 2]); the message does not repeat it.
+				expect(each.failed[0].message).not.toMatch(/^Item /);
 				// Not resent by the client.
 				expect(each.requests.received).toBe(OPERATION_ITEMS);
 			}
@@ -470,7 +471,7 @@ describe('a decide that hangs until the timeout (Timeout at its minimum)', () =>
 		expect(each.failed).toEqual([
 			{
 				item: 1,
-				message: `Item 1: decide on "ticket-routing" got no answer within ${HANG_TIMEOUT_S} s; it was not repeated because the service may have run (and charged) it.`,
+				message: `Decide on "ticket-routing" got no answer within ${HANG_TIMEOUT_S} s; it was not repeated because the service may have run (and charged) it.`,
 				mayHaveBeenCharged: true,
 			},
 		]);

@@ -113,7 +113,7 @@ describe('ticket routing (route)', () => {
 		);
 		expect(outputs['error output']).toHaveLength(1);
 		expect(outputs['error output'][0].json.error).toMatchObject({
-			message: expect.stringMatching(/Item 5: field "subject" is required/),
+			message: expect.stringMatching(/Field "subject" is required/),
 			may_have_been_charged: false,
 		});
 		// n8n merged the input item's own fields back beside the error object.

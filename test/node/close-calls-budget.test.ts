@@ -150,11 +150,9 @@ describe('Max Decides per Execution', () => {
 		const [ok, errors] = result.outputs;
 		expect(pairedIndexes([ok])[0]).toEqual([0, 1, 2, 3, 4]);
 		expect(pairedIndexes([errors])[0]).toEqual([5, 6, 7]);
-		errors.forEach((item, at) => {
+		errors.forEach((item) => {
 			const error = item.json.error as IDataObject;
-			expect(error.message).toBe(
-				`Item ${5 + at}: not sent, Max Decides per Execution (5) is reached`,
-			);
+			expect(error.message).toBe(`Not sent: Max Decides per Execution (5) is reached`);
 			expect(error.may_have_been_charged).toBe(false);
 		});
 		expect(hintsOf(result).join('\n')).toMatch(/3 items not sent: Max Decides per Execution/);
@@ -179,7 +177,7 @@ describe('Max Decides per Execution', () => {
 			executionId: 'budget-execution-1',
 			extra: options,
 		});
-		expect(again.error?.message).toBe('Item 0: not sent, Max Decides per Execution (3) is reached');
+		expect(again.error?.message).toBe('Not sent: Max Decides per Execution (3) is reached');
 		expect(await used(key)).toBe(before);
 		const fresh = await run({
 			slug: 'ticket-routing',

@@ -228,7 +228,7 @@ describe('local validation', () => {
 		expect(errorOutput).toHaveLength(1);
 		expect(errorOutput[0].pairedItem).toEqual({ item: 1 });
 		expect(errorOutput[0].json.error).toMatchObject({
-			message: expect.stringMatching(/Item 1: field "subject" is required/),
+			message: expect.stringMatching(/Field "subject" is required/),
 			may_have_been_charged: false,
 		});
 		// (n8n merges the input item's fields back on the error output when a node precedes this
@@ -261,7 +261,7 @@ describe('local validation', () => {
 		});
 		expect(pairedIndexes(result.outputs)).toEqual([[0], [1]]);
 		expect((result.outputs[1][0].json.error as IDataObject).message).toBe(
-			'Item 1: field "subject" is required',
+			'Field "subject" is required',
 		);
 		expect((await sb.usage(DEMO_KEYS.pro)).used).toBe(before.used + 1);
 	});
@@ -274,7 +274,7 @@ describe('local validation', () => {
 			items: [tickets[0], { subject: 42, body: 'x' }],
 			credentials,
 		});
-		expect(result.error?.message).toMatch(/Item 1: field "subject" must be a string/);
+		expect(result.error?.message).toMatch(/Field "subject" must be a string/);
 		expect((await sb.usage(DEMO_KEYS.pro)).used).toBe(before.used);
 	});
 });
@@ -494,9 +494,13 @@ describe('single output', () => {
 			}),
 			expect.objectContaining({ choice: 'technical' }),
 		]);
+		// The compact answer (src/answer.ts): the answer and what the loop measures, nothing else.
 		expect(Object.keys(result.outputs[0][0].json.answer as IDataObject).sort()).toEqual([
 			'choice',
 			'confidence',
+			'engine',
+			'model',
+			'probabilities',
 			'run_id',
 			'status',
 		]);

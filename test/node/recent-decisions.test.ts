@@ -172,8 +172,8 @@ describe('the decision checked against', () => {
 		});
 		expect(run.error).toBeUndefined();
 		const errors = run.outputs[0].map((item) => String((item.json.error as IDataObject)?.message));
-		expect(errors[0]).toMatch(/^Item 0: field "body"/);
-		expect(errors[1]).toMatch(/^Item 1: field "body"/);
+		expect(errors[0]).toMatch(/^Field "body"/);
+		expect(errors[1]).toMatch(/^Field "body"/);
 		// One fresh look for the execution, not one per item.
 		expect(asked('ticket-routing')).toHaveLength(2);
 		expect((await sandbox.usage(DEMO_KEYS.pro)).used).toBe(usedBefore);
@@ -214,7 +214,7 @@ describe('the decision checked against', () => {
 			credentials,
 			extra: { jsonInput: '={{ $itemIndex === 2 ? "not an object" : $json }}' },
 		});
-		expect(run.error?.message).toMatch(/^Item 1: field "body"/);
+		expect(run.error?.message).toMatch(/^Field "body"/);
 		expect(decided('ticket-routing')).toHaveLength(0);
 	});
 });

@@ -20,6 +20,7 @@ import {
 	canvasOutputs,
 	expectedArrivals,
 	inputIndex,
+	pairedIndexOf,
 	movedWires,
 	wireEverything,
 	wiresAfterRefresh,
@@ -60,14 +61,18 @@ async function routeAndCheck(
 	const expected = expectedArrivals(items, nodeOutputs, parameters, wires);
 	const received: Record<string, number[]> = {};
 	for (const meaning of Object.keys(expected)) {
+		// A failed item carries only its error: the node's item at the same place on the wired
+		// output says which input it was.
+		const output = nodeOutputs[wires.indexOf(meaning)] ?? [];
 		received[meaning] = (result.received[meaning] ?? [])
-			.map((item) => inputIndex(items, item.json))
+			.map((item, at) => inputIndex(items, item.json, output[at] && pairedIndexOf(output[at])))
 			.sort((a, b) => a - b);
 	}
 	expect({ label, received }).toEqual({ label, received: expected });
 	const answers = new Map<number, IDataObject>();
 	for (const output of nodeOutputs)
-		for (const item of output ?? []) answers.set(inputIndex(items, item.json), item.json);
+		for (const item of output ?? [])
+			answers.set(inputIndex(items, item.json, pairedIndexOf(item)), item.json);
 	return { result, received, answers, nodeOutputs };
 }
 

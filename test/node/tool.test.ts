@@ -263,7 +263,7 @@ describe('failures reach the agent as short text that says what to do', () => {
 			credentials,
 		});
 		const text = errorOf(result, 0);
-		expect(text).toMatch(/field "subject" is required/);
+		expect(text).toMatch(/Field "subject" is required/);
 		expect(text).toMatch(/No request was sent/);
 		expect(answerOf(result, 1).choice).toBe('billing');
 		const after = await sb.usage(DEMO_KEYS.pro);

@@ -124,18 +124,24 @@ export function meaningsOfAnswer(
 }
 
 /**
- * Which input item a downstream node received: told apart by their text, or (n8n's error output in
- * n8n-core, where the node has no parent to take the item's fields from) by the item number in the
- * error message.
+ * Which input item a node received: told apart by their text, or (n8n's error output in n8n-core,
+ * where the node has no parent to take the item's fields from) by `pairedIndex`, the input item
+ * its lineage points at (n8n's messages do not number items; n8n's editor adds "[item N]").
  */
-export function inputIndex(items: IDataObject[], json: IDataObject): number {
-	const error = json.error as IDataObject | string | undefined;
-	const message = typeof error === 'object' && error !== null ? error.message : error;
-	const numbered = /^Item (\d+):/.exec(String(message ?? ''));
-	if (numbered && json.body === undefined && json.text === undefined) return Number(numbered[1]);
+export function inputIndex(items: IDataObject[], json: IDataObject, pairedIndex?: number): number {
+	if (json.body === undefined && json.text === undefined && pairedIndex !== undefined)
+		return pairedIndex;
 	const index = items.findIndex((input) => input.body === json.body && input.text === json.text);
 	if (index === -1) throw new Error(`an item no input matches: ${JSON.stringify(json)}`);
 	return index;
+}
+
+/** The input index an item's `pairedItem` points at (one item). */
+export function pairedIndexOf(item: { pairedItem?: unknown }): number | undefined {
+	const paired = Array.isArray(item.pairedItem) ? item.pairedItem[0] : item.pairedItem;
+	if (typeof paired === 'number') return paired;
+	const index = (paired as { item?: unknown } | undefined)?.item;
+	return typeof index === 'number' ? index : undefined;
 }
 
 /**
@@ -144,7 +150,7 @@ export function inputIndex(items: IDataObject[], json: IDataObject): number {
  */
 export function expectedArrivals(
 	items: IDataObject[],
-	nodeOutputs: Array<Array<{ json: object }> | null>,
+	nodeOutputs: Array<Array<{ json: object; pairedItem?: unknown }> | null>,
 	parameters: INodeParameters,
 	wires: Array<string | undefined>,
 ): Record<string, number[]> {
@@ -153,7 +159,7 @@ export function expectedArrivals(
 	for (const output of nodeOutputs)
 		for (const item of output ?? []) {
 			const json = item.json as IDataObject;
-			answers.set(inputIndex(items, json), json);
+			answers.set(inputIndex(items, json, pairedIndexOf(item)), json);
 		}
 	const expected: Record<string, number[]> = {};
 	for (const meaning of wired) expected[meaning] = [];
