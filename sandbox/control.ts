@@ -35,7 +35,8 @@ import type { Account } from './store';
  *                                                 (+ created_version); items without a description keep
  *                                                 the live version's description for the same key
  *   POST /_control/decisions/:slug/live         { key, version } → Decision (rollback or publish)
- *   GET /_control/runs/:run_id?key=…            the stored run (pseudonymised input, feedback)
+ *   GET /_control/runs/:run_id?key=…            the stored run (pseudonymised input, the answer sent,
+ *                                                 feedback and every feedback received)
  *   GET|POST|DELETE /_control/faults            fault rules (see faults.ts)
  *   GET|POST /_control/config                   { drafter?, primary_timeout_ms? }
  *

@@ -32,6 +32,8 @@ export interface StoredRun {
 	/** The answer sent to the client. */
 	response: Run;
 	feedback?: { feedback: string; note?: string; at: string };
+	/** Every feedback received on the run, oldest first (the last is `feedback`): for tests. */
+	feedback_history?: Array<{ feedback: string; note?: string; at: string }>;
 }
 
 export interface Account {
@@ -377,6 +379,7 @@ export class SandboxStore {
 	setFeedback(run: StoredRun, feedback: string, note: string | undefined): void {
 		run.feedback = { feedback, at: this.clock.iso() };
 		if (note !== undefined) run.feedback.note = note;
+		run.feedback_history = [...(run.feedback_history ?? []), run.feedback];
 		this.changed();
 	}
 

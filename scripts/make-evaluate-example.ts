@@ -1,7 +1,7 @@
 /**
  * Writes examples/ticket-routing-evaluate.json: the labeled set of ticket-routing-labeled.csv
- * (made by scripts/make-labeled-set.ts, the same rows) embedded in a Set node, evaluated twice:
- * on fresh items (one unit each) and on items an earlier Decide already answered (free).
+ * (made by scripts/make-labeled-set.ts, the same rows) embedded in a Set node; the first 100 are
+ * routed by Decide at its defaults and Evaluate scores its answers for free: 100 units a click.
  * Run: npx tsx scripts/make-evaluate-example.ts
  */
 import { writeFileSync } from 'node:fs';
@@ -24,8 +24,18 @@ const decision = {
 	value: 'ticket-routing',
 	cachedResultName: 'Ticket routing (route)',
 };
-const input = '={{ { "subject": $json.subject, "body": $json.body } }}';
 const service = 'n8n-nodes-decision-service.decisionService';
+
+/** Tickets evaluated: what a click costs. One window of the sandbox's Pro key (120 a minute). */
+const LIMIT = 100;
+const NOTE = [
+	'## Before you run it',
+	`This run decides **${LIMIT} tickets: ${LIMIT} units** (one decide each; Evaluate scores Decide's answers for free) and takes a few seconds on the sandbox's Pro key (120 decides a minute).`,
+	'',
+	`To evaluate all ${tickets.length}, set **Max Items** of *First ${LIMIT} tickets* to ${tickets.length}: ${tickets.length} units, about 2 minutes on Pro. The Free plan has 100 units a month.`,
+	'',
+	'The result is on **Report**: a summary in words, the figures, and the HTML report under Binary.',
+].join('\n');
 
 const nodes = [
 	{
@@ -57,64 +67,56 @@ const nodes = [
 		parameters: { fieldToSplitOut: 'tickets', options: {} },
 	},
 	{
-		id: 'b3d5c0de-2201-4e00-8000-000000000004',
-		name: 'Evaluate on fresh tickets',
-		type: service,
+		id: 'b3d5c0de-2201-4e00-8000-00000000000b',
+		name: 'First 100 tickets',
+		type: 'n8n-nodes-base.limit',
 		typeVersion: 1,
-		position: [700, 160],
-		credentials,
-		parameters: {
-			resource: 'decision',
-			operation: 'evaluate',
-			decision,
-			inputMode: 'json',
-			jsonInput: input,
-			expected: '={{ $json.expected }}',
-			targetAccuracy: 0.9,
-			evaluateOptions: {},
-		},
+		position: [660, 300],
+		parameters: { maxItems: LIMIT },
 	},
 	{
 		id: 'b3d5c0de-2201-4e00-8000-000000000005',
-		name: 'Decide (production)',
+		name: 'Route ticket',
 		type: service,
 		typeVersion: 1,
-		position: [700, 440],
+		position: [880, 300],
 		credentials,
+		// Decide at its defaults (Simplify on), with one output: Evaluate reads every answer.
 		parameters: {
 			resource: 'decision',
 			operation: 'decide',
 			decision,
-			inputMode: 'json',
-			jsonInput: input,
+			inputFields: {
+				mappingMode: 'defineBelow',
+				value: { subject: '={{ $json.subject }}', body: '={{ $json.body }}' },
+				matchingColumns: [],
+				schema: ['subject', 'body'].map((id) => ({
+					id,
+					displayName: id,
+					required: true,
+					defaultMatch: false,
+					canBeUsedToMatch: false,
+					display: true,
+					type: 'string',
+				})),
+			},
 			outputMode: 'singleOutput',
-			// The full run, so Evaluate also gets the probabilities (the gap table).
-			options: { simplify: false },
+			options: {},
 		},
 	},
 	{
 		id: 'b3d5c0de-2201-4e00-8000-000000000006',
-		name: 'Evaluate already decided',
+		name: 'Evaluate',
 		type: service,
 		typeVersion: 1,
-		position: [960, 440],
+		position: [1100, 300],
 		credentials,
-		parameters: {
-			resource: 'decision',
-			operation: 'evaluate',
-			decision,
-			inputMode: 'json',
-			jsonInput: input,
-			expected: '={{ $json.expected }}',
-			targetAccuracy: 0.9,
-			evaluateOptions: {},
-		},
+		// Evaluate at its defaults: the expected answer is each ticket's `expected`.
+		parameters: { resource: 'decision', operation: 'evaluate', decision },
 	},
 	...[
-		['Report (fresh)', 960, 80, 'b3d5c0de-2201-4e00-8000-000000000007'],
-		['Scored tickets (fresh)', 960, 240, 'b3d5c0de-2201-4e00-8000-000000000008'],
-		['Report (free)', 1220, 360, 'b3d5c0de-2201-4e00-8000-000000000009'],
-		['Scored tickets (free)', 1220, 520, 'b3d5c0de-2201-4e00-8000-00000000000a'],
+		['Report', 1340, 200, 'b3d5c0de-2201-4e00-8000-000000000009'],
+		['Scored tickets', 1340, 400, 'b3d5c0de-2201-4e00-8000-00000000000a'],
 	].map(([name, x, y, id]) => ({
 		id,
 		name,
@@ -123,6 +125,18 @@ const nodes = [
 		position: [x, y],
 		parameters: {},
 	})),
+	{
+		id: 'b3d5c0de-2201-4e00-8000-00000000000c',
+		name: 'What this costs',
+		type: 'n8n-nodes-base.stickyNote',
+		typeVersion: 1,
+		position: [600, 20],
+		parameters: {
+			width: 620,
+			height: 220,
+			content: NOTE,
+		},
+	},
 ];
 
 const to = (node: string) => [{ node, type: 'main', index: 0 }];
@@ -134,16 +148,15 @@ const workflow = {
 	connections: {
 		'Run example': { main: [to('Labeled tickets')] },
 		'Labeled tickets': { main: [to('One item each')] },
-		'One item each': { main: [[...to('Evaluate on fresh tickets'), ...to('Decide (production)')]] },
-		'Evaluate on fresh tickets': { main: [to('Report (fresh)'), to('Scored tickets (fresh)')] },
-		'Decide (production)': { main: [to('Evaluate already decided')] },
-		'Evaluate already decided': { main: [to('Report (free)'), to('Scored tickets (free)')] },
+		'One item each': { main: [to('First 100 tickets')] },
+		'First 100 tickets': { main: [to('Route ticket')] },
+		'Route ticket': { main: [to('Evaluate')] },
+		Evaluate: { main: [to('Report'), to('Scored tickets')] },
 	},
 	settings: { executionOrder: 'v1' },
 	pinData: {},
 	meta: {
-		description:
-			'Evaluates the ticket-routing decision on 240 labeled tickets (examples/ticket-routing-labeled.csv): once on fresh tickets (one unit each), once on tickets an earlier Decide already answered (free). The Report output carries the figures and the HTML report (binary).',
+		description: `Routes ${LIMIT} of the ${tickets.length} labeled tickets (examples/ticket-routing-labeled.csv) with Decide at its defaults and evaluates its answers for free: ${LIMIT} units in all. The Report output carries a summary in words, the figures and the HTML report (binary).`,
 	},
 };
 

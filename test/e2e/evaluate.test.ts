@@ -1,8 +1,9 @@
 /**
- * Evaluate in real n8n (issue 22), installed from the packed tarball: the example workflow
- * examples/ticket-routing-evaluate.json evaluates the demo decision `ticket-routing` on the 240
- * labeled tickets, once on fresh items (charged once each) and once on items an earlier Decide
- * answered (charged 0); each report's figures equal evaluate() recomputed from its scored items.
+ * Evaluate in real n8n, installed from the packed tarball: the example workflow
+ * examples/ticket-routing-evaluate.json routes the first 100 labeled tickets with Decide at its
+ * defaults (Simplify on) and evaluates its answers: one unit per ticket, Evaluate free; the report's
+ * figures equal evaluate() recomputed from its scored items; every carried answer is read (none
+ * in Other), the engine mix names the engine.
  */
 import { readAnswer } from '../../src/answer';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,8 +23,9 @@ import { evaluate, evaluationDecisionOf, forMachines, type ScoredItem } from '..
 jest.setTimeout(600_000);
 
 const WORKFLOW = 'dsExTicketEval1';
-// Scale: 600 decides a minute, so the example's 480 decides run in one window.
-const KEY = DEMO_KEYS.scale;
+// Pro, as `npm start` sets the example up: 120 decides a minute, the example's 100 in one window.
+const KEY = DEMO_KEYS.pro;
+const TICKETS = 100;
 
 let sb: TestSandbox;
 let work: string;
@@ -100,49 +102,64 @@ describe('the evaluation example in real n8n', () => {
 		for (const key of Object.values(DEMO_KEYS)) expect(JSON.stringify(run.raw)).not.toContain(key);
 	});
 
-	it('charges each fresh ticket once, the already decided ones nothing (480 = 240 evaluate + 240 decide)', () => {
-		const [[fresh], freshScored] = run.outputs['Evaluate on fresh tickets'];
-		const [[free], freeScored] = run.outputs['Evaluate already decided'];
-		expect(freshScored).toHaveLength(240);
-		expect(freeScored).toHaveLength(240);
-		expect(fresh.json.units).toEqual({ charged: 240, fresh: 240, reused: 0 });
-		expect(free.json.units).toEqual({ charged: 0, fresh: 0, reused: 240 });
-		expect(run.outputs['Decide (production)'][0]).toHaveLength(240);
-		expect(charged).toBe(480);
+	it('charges one unit per ticket: Decide pays, Evaluate scores its answers free', () => {
+		const [[report], scored] = run.outputs.Evaluate;
+		expect(scored).toHaveLength(TICKETS);
+		expect(report.json.units).toEqual({ charged: 0, fresh: 0, reused: TICKETS });
+		expect(run.outputs['Route ticket'][0]).toHaveLength(TICKETS);
+		expect(charged).toBe(TICKETS);
 		console.log(
-			`e2e evaluate: ${freshScored.length} items; charged fresh ${JSON.stringify(fresh.json.units)}, reused ${JSON.stringify(free.json.units)}; sandbox usage +${charged}; accuracy ${fresh.json.accuracy}, coverage ${fresh.json.coverage}`,
+			`e2e evaluate: ${scored.length} items; sandbox usage +${charged}; accuracy ${report.json.accuracy}, coverage ${report.json.coverage}`,
 		);
 	});
 
-	it.each(['Evaluate on fresh tickets', 'Evaluate already decided'])(
-		'%s: the report equals evaluate() recomputed from the scored items, with the HTML page attached',
-		async (nodeName) => {
-			const [[report], scored] = run.outputs[nodeName];
-			const again = await recompute(scored);
-			expect(figures(report.json)).toMatchObject(
-				figures(again as unknown as Record<string, unknown>),
-			);
-			expect(report.json.total).toBe(240);
-			expect(scored.map((item) => item.json.right)).toEqual(
-				again.items.map((outcome) => outcome.correct === true),
-			);
-			const binary = rawTask(nodeName).data.main[0][0].binary?.data;
-			expect(binary).toMatchObject({
-				fileName: 'evaluation-report.html',
-				mimeType: 'text/html',
-			});
-			expect(
-				rawTask(nodeName)
-					.hints?.map((hint) => hint.message)
-					.join('\n'),
-			).toMatch(/Evaluated 240 items/);
-		},
-	);
+	it("reads Decide's compact answers: nothing in Other, the engine named, the probabilities' gaps", () => {
+		const [[report]] = run.outputs.Evaluate;
+		const statuses = report.json.statuses as Record<string, number>;
+		expect(statuses.other).toBe(0);
+		expect(statuses.ok + statuses.pending + statuses.uncertain).toBe(TICKETS);
+		expect(report.json.answered).toBe(statuses.ok);
+		expect(report.json.engines).toEqual([{ name: 'jev', count: TICKETS }]);
+		const items = report.json.items as Array<{ gap: number | null }>;
+		expect(items.every((item) => typeof item.gap === 'number')).toBe(true);
+	});
 
-	it('both evaluations give the same figures: the same runs, one paid once', () => {
-		const [[fresh]] = run.outputs['Evaluate on fresh tickets'];
-		const [[free]] = run.outputs['Evaluate already decided'];
-		for (const field of ['accuracy', 'coverage', 'macroF1', 'confusion'])
-			expect(free.json[field]).toEqual(fresh.json[field]);
+	it('the report equals evaluate() recomputed from the scored items, with the HTML page attached', async () => {
+		const [[report], scored] = run.outputs.Evaluate;
+		const again = await recompute(scored);
+		expect(figures(report.json)).toMatchObject(
+			figures(again as unknown as Record<string, unknown>),
+		);
+		expect(report.json.total).toBe(TICKETS);
+		expect(scored.map((item) => item.json.right)).toEqual(
+			again.items.map((outcome) => outcome.correct === true),
+		);
+		const binary = rawTask('Evaluate').data.main[0][0].binary?.data;
+		expect(binary).toMatchObject({ fileName: 'evaluation-report.html', mimeType: 'text/html' });
+		// The summary in words: on the report item and as the node's notices.
+		expect(String(report.json.summary)).toMatch(/^Answered \d+ of 100 items/);
+		expect(
+			rawTask('Evaluate')
+				.hints?.map((hint) => hint.message)
+				.join('\n'),
+		).toMatch(/Charged 0 units: 0 decided now, 100 scored free/);
+	});
+
+	it('writes its figures for machines: snake_case keys, at most 4 decimals', () => {
+		const [[report]] = run.outputs.Evaluate;
+		const keys: string[] = [];
+		const numbers: number[] = [];
+		const walk = (value: unknown) => {
+			if (typeof value === 'number') numbers.push(value);
+			else if (Array.isArray(value)) value.forEach(walk);
+			else if (value && typeof value === 'object')
+				for (const [key, each] of Object.entries(value)) {
+					keys.push(key);
+					walk(each);
+				}
+		};
+		walk(report.json);
+		expect(keys.filter((key) => /[A-Z]/.test(key))).toEqual([]);
+		expect(numbers.filter((value) => Math.round(value * 1e4) / 1e4 !== value)).toEqual([]);
 	});
 });

@@ -34,10 +34,10 @@ export const description: INodeProperties[] = [
 		displayName: 'Expected Answer',
 		name: 'expected',
 		type: 'string',
-		default: '={{ $json.expected }}',
+		default: '={{ $json.expected ?? $json.review?.answer }}',
 		required: true,
 		description:
-			'The answer each item should get: an option key (route), a level (score) or a list of labels (classify)',
+			"The answer each item should get: an option key (route), a level (score) or labels (classify: a list, or separated by commas). By default the item's expected field, or the answer a Review node's reviewer picked.",
 		displayOptions: { show },
 	},
 	{
