@@ -1,5 +1,6 @@
 import { escapeHtml } from '../html';
 import type { ClassMetrics, Confusion, CoverageRow, Metrics, NameCount } from './metrics';
+import { summaryOf, type SettingEffect } from './summary';
 
 // A self-contained HTML page from the metrics: no external asset, no script; inline CSS and SVG.
 // Every string from data (keys, labels, model and engine names, the title) is escaped: keys are
@@ -56,6 +57,7 @@ td.diag{outline:2px solid #1d2433;outline-offset:-2px}
 .swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin:0 4px 0 10px;vertical-align:middle}
 .note{font-size:.85rem;color:#5b6478}
 ul.mix{margin:0;padding-left:18px}
+ul.summary{margin:0 0 16px;padding-left:18px}
 @media (max-width:480px){body{padding:10px;font-size:14px}.figure .value{font-size:1.2rem}}
 `;
 
@@ -63,8 +65,15 @@ function figure(id: string, label: string, value: string): string {
 	return `<div class="figure" data-figure="${escapeHtml(id)}"><span class="value">${escapeHtml(value)}</span><span class="label">${escapeHtml(label)}</span></div>`;
 }
 
+/** A recommended setting's tile value: "none needed" when the answers already reach the target. */
+function settingValue(effect: SettingEffect | null): string {
+	if (!effect) return 'not reached';
+	return effect.value === 0 || effect.sentToReview === 0 ? 'none needed' : effect.value.toFixed(2);
+}
+
 function headline(metrics: Metrics): string {
-	const recommended = metrics.recommended.confidence;
+	const summary = summaryOf(metrics);
+	const target = formatRate(metrics.targetAccuracy);
 	const figures = [
 		figure('accuracy', 'Accuracy (answered items)', formatRate(metrics.accuracy)),
 		figure('coverage', 'Answered', formatRate(metrics.coverage)),
@@ -74,8 +83,13 @@ function headline(metrics: Metrics): string {
 		figure('units', 'Units charged', String(metrics.units.charged)),
 		figure(
 			'recommended',
-			`Confidence for ${formatRate(metrics.targetAccuracy)} accuracy`,
-			recommended ? formatNumber(recommended.threshold) : 'not reached',
+			`Minimum confidence for ${target} accuracy`,
+			settingValue(summary.confidence),
+		),
+		figure(
+			'close-call-gap',
+			`Close Call Gap for ${target} accuracy`,
+			settingValue(summary.closeCallGap),
 		),
 	];
 	if (metrics.type === 'route') {
@@ -93,7 +107,10 @@ function headline(metrics: Metrics): string {
 		);
 	}
 	if (metrics.otherRate) figures.push(figure('other', 'Other', formatRate(metrics.otherRate)));
-	return `<section class="figures">${figures.join('')}</section>`;
+	const words = [summary.headline, ...summary.sentences]
+		.map((sentence) => `<li>${escapeHtml(sentence)}</li>`)
+		.join('');
+	return `<ul class="summary">${words}</ul><section class="figures">${figures.join('')}</section>`;
 }
 
 /** Heat: the share of the row, as a blue background; the text stays readable on dark cells. */
