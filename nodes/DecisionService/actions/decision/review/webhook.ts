@@ -30,7 +30,7 @@ import { kindOf, sameAnswer } from '../../../../../src/kinds';
 import { itemPerTarget } from '../decide/routing';
 import { askedInputs, decideSourceOf, resultFieldOf } from './asked';
 import type { ReviewNodeOptions } from './description';
-import { REVIEW_FIELD, REVIEW_UNTIL } from './execute';
+import { REVIEW_FIELD, REVIEW_UNTIL, routeOnResume } from './execute';
 import { reviewAnswers, reviewPageOf } from './page-data';
 
 /**
@@ -239,5 +239,6 @@ async function answer(n8n: IWebhookFunctions, res: Response): Promise<IWebhookRe
 		200,
 		renderReviewDone({ reviewed, unreviewed: items.length - reviewed, title: page.title }),
 	);
-	return { noWebhookResponse: true, workflowData: outputs };
+	// Each item paired with its own input item after n8n resumes (execute.ts, routeOnResume).
+	return { noWebhookResponse: true, workflowData: routeOnResume(n8n, outputs) };
 }
