@@ -85,7 +85,9 @@ export function configuredOutputs(parameters: INodeParameters): INodeOutputConfi
  * parameters, so it cannot ask the service: the question and the answers come from the Outputs
  * (Answers) list the editor loads when the decision is picked (its hidden entries hold the
  * question and the type; see outputs-list.ts). Without that list, the description names the
- * decision only.
+ * decision only; likewise when the list was saved for another decision (its hidden
+ * `__meta_decision__` entry names another slug) or the decision is an expression: the agent is
+ * never told the answers of a decision it does not call.
  */
 export function toolDescriptionOf(parameters: INodeParameters): string {
 	// n8n hands a resource locator to expressions as its value (the slug).
@@ -93,7 +95,16 @@ export function toolDescriptionOf(parameters: INodeParameters): string {
 	const value = typeof locator === 'object' && locator !== null ? locator.value : locator;
 	const slug = typeof value === 'string' ? value.trim() : '';
 	const routes = parameters.routes as SavedOutputsList | undefined;
-	const schema: OutputsListEntry[] = routes && Array.isArray(routes.schema) ? routes.schema : [];
+	const listed: OutputsListEntry[] = routes && Array.isArray(routes.schema) ? routes.schema : [];
+	const expression = slug.charAt(0) === '=';
+	// The slug the list was loaded for; a list saved before it carried one is taken as it is.
+	let savedFor: string | undefined;
+	for (let index = 0; index < listed.length; index++) {
+		if (listed[index].id === '__meta_decision__')
+			savedFor = String(listed[index].displayName || '').trim();
+	}
+	const stale = expression || (savedFor !== undefined && savedFor !== slug);
+	const schema: OutputsListEntry[] = stale ? [] : listed;
 	let question = '';
 	let type = '';
 	const answers: string[] = [];
@@ -111,8 +122,7 @@ export function toolDescriptionOf(parameters: INodeParameters): string {
 			answers.push(field.id);
 		}
 	}
-	const named =
-		slug === '' || slug.charAt(0) === '=' ? 'a Decision Service decision' : '"' + slug + '"';
+	const named = slug === '' || expression ? 'a Decision Service decision' : '"' + slug + '"';
 	let text = 'Asks the Decision Service decision ' + named;
 	text += question ? ': ' + question : '.';
 	if (question && !/[.?!]$/.test(question)) text += '.';

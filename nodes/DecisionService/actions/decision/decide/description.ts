@@ -181,7 +181,11 @@ const properties: INodeProperties[] = [
 		displayOptions: { show: { outputMode: ['routeToOutputs'], '@tool': [false] } },
 	},
 	// The tool variant: the same list, loaded when the decision is picked, names the answers in
-	// the description the agent reads. Nothing to fill in.
+	// the description the agent reads. Nothing to fill in. n8n's editor reloads a list when the
+	// field it depends on changes only if it can resolve every parameter of the node, and the
+	// tool's Text, $fromAI(…), cannot be resolved before the agent has run: so the list is also
+	// reloaded whenever the panel opens and finds it saved for another decision (as n8n's own
+	// Call n8n Workflow Tool does). toolDescriptionOf never names a list saved for another decision.
 	{
 		displayName: 'Answers',
 		name: OUTPUTS_LIST_PARAMETER,
@@ -198,6 +202,7 @@ const properties: INodeProperties[] = [
 				addAllFields: true,
 				multiKeyMatch: false,
 				supportAutoMap: false,
+				refreshStaleSchemaOnOpen: true,
 				noFieldsError: 'Pick a decision first: its answers are listed in the tool description.',
 			},
 		},
