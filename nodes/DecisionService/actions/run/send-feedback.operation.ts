@@ -26,7 +26,7 @@ const properties: INodeProperties[] = [
 		required: true,
 		placeholder: 'e.g. correct, or the expected key',
 		description:
-			'What was right: "correct", or the option or level expected, or the labels (a list, or separated by commas; an empty list sends "no label"). A review\'s answer ({{ $json.review.answer }}) can be used as it is.',
+			'What was right: "correct", or the option or level expected, or the labels (a list, or separated by commas; an empty list sends "no label"). A Review node\'s answer (review.answer) can be used as it is.',
 	},
 	{
 		displayName: 'Note',
