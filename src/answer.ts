@@ -43,13 +43,6 @@ const asString = (value: unknown): string | undefined =>
 const asNumber = (value: unknown): number | undefined =>
 	typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 
-/** A kind's answer as written on the item: `choice`, `level` (with `score`) or `labels`. */
-function answerFields(kind: Kind, keys: readonly string[], run: RunAnswer): WrittenAnswer {
-	if (kind.type === 'route') return { choice: kind.shown(keys) };
-	if (kind.type === 'score') return { score: run.score, level: kind.shown(keys) };
-	return { labels: kind.shown(keys) };
-}
-
 /**
  * What Decide writes on an item. Compact (Simplify, the default): the run ID and status, the answer
  * only on a run answered `ok` (`choice`; `score` and `level`; `labels`), else the machine's guess
@@ -65,11 +58,13 @@ export function writeAnswer(run: RunAnswer, simplify: boolean): WrittenAnswer {
 		run.status !== 'ok' && guess !== undefined && kind ? { suggestion: kind.shown(guess) } : {};
 	if (!simplify) {
 		const whole: WrittenAnswer = jsonCopy({ ...run });
-		if (kind?.type === 'score' && given) whole.level = kind.shown(given);
+		// The whole run gains the fields it lacks (a score's level); its own stay as sent.
+		if (kind && given)
+			for (const [name, each] of Object.entries(kind.fields(given, run))) whole[name] ??= each;
 		return { ...whole, ...suggestion };
 	}
 	const answer: WrittenAnswer = { run_id: run.run_id, status: run.status };
-	if (run.status === 'ok' && kind && given) Object.assign(answer, answerFields(kind, given, run));
+	if (run.status === 'ok' && kind && given) Object.assign(answer, kind.fields(given, run));
 	Object.assign(answer, suggestion);
 	if (run.confidence !== undefined) answer.confidence = run.confidence;
 	const probabilities = probabilityEntries(run);
@@ -117,7 +112,7 @@ export function readAnswer(
 		(Array.isArray(ownValue(value, 'suggestion')) ? kindOf('classify') : undefined);
 	// The whole run gives its level through raw_score and legend; the compact answer writes it.
 	let given = kind?.answerOf(fields);
-	if (given === undefined && kind?.type === 'score' && asString(fields.level))
+	if (given === undefined && kind?.word === 'level' && asString(fields.level))
 		given = [fields.level as string];
 	const read: ItemAnswer = {
 		runId,

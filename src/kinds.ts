@@ -61,6 +61,8 @@ export interface Kind {
 	leaningOf(run: RunFields, keys?: readonly string[]): string[] | undefined;
 	/** An answer as people and expressions read it: the key (route, score) or the list (classify). */
 	shown(keys: readonly string[]): string | string[];
+	/** The answer as an item's fields: `choice` (route), `score` and `level` (score), `labels`. */
+	fields(keys: readonly string[], run: RunFields): Record<string, unknown>;
 }
 
 const asString = (value: unknown): string | undefined =>
@@ -101,6 +103,7 @@ const route: Kind = {
 	},
 	leaningOf: mostProbable,
 	shown: (keys) => keys[0] ?? '',
+	fields: (keys) => ({ choice: keys[0] ?? '' }),
 };
 
 const score: Kind = {
@@ -114,6 +117,7 @@ const score: Kind = {
 	},
 	leaningOf: mostProbable,
 	shown: (keys) => keys[0] ?? '',
+	fields: (keys, run) => ({ score: run.score, level: keys[0] ?? '' }),
 };
 
 const classify: Kind = {
@@ -139,6 +143,7 @@ const classify: Kind = {
 		return over.sort((a, b) => order(a) - order(b));
 	},
 	shown: (keys) => [...keys],
+	fields: (keys) => ({ labels: [...keys] }),
 };
 
 const KINDS: Record<DecisionType, Kind> = { route, score, classify };

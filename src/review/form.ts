@@ -1,4 +1,5 @@
 import { ownValue } from '../contract/own';
+import { kindOf } from '../kinds';
 import type { DecisionType, ReviewItem, ReviewPage, ReviewPick } from './types';
 
 // The review form's fields and how a submission is read. The page is a plain HTML form (no
@@ -115,7 +116,7 @@ export function readItem(body: object, item: ReviewItem, page: ReviewPage): Item
 	const unique = [...new Set(keys)];
 
 	let none = false;
-	if (type === 'classify') {
+	if (kindOf(type)?.many) {
 		const ticked = tickedOf(ownValue(body, names.none));
 		if (ticked === undefined) problems.push('"No label applies" is neither ticked nor unticked');
 		none = ticked === true;
@@ -138,7 +139,7 @@ export function pickOf(
 	type: DecisionType,
 ): ReviewPick | undefined {
 	if (submission.problems.length) return undefined;
-	const reviewed = submission.keys.length > 0 || (type === 'classify' && submission.none);
+	const reviewed = submission.keys.length > 0 || (kindOf(type)?.many === true && submission.none);
 	if (!reviewed) return undefined;
 	return {
 		index,

@@ -1,4 +1,5 @@
 import { escapeHtml } from '../html';
+import { kindOf } from '../kinds';
 import { fieldNames, itemName, NOTE_MAX_LENGTH, readItem } from './form';
 import type { ReviewAnswer, ReviewField, ReviewItem, ReviewPage } from './types';
 import {
@@ -118,7 +119,7 @@ function choicesHtml(
 	const type = page.decision.type;
 	// Each key once (answersByKey keeps the first of a repeated one), in the answers' order.
 	const list = [...answers.values()];
-	if (type === 'classify') {
+	if (kindOf(type)?.many) {
 		const labels = list.map((answer) =>
 			choice(
 				'checkbox',
@@ -150,7 +151,8 @@ function choicesHtml(
 		),
 	);
 	const later = choice('radio', names.pick, '', !chosen, 'Leave for later', 'choice later');
-	const legend = type === 'score' ? 'Your answer (lowest level first)' : 'Your answer';
+	const legend =
+		kindOf(type)?.word === 'level' ? 'Your answer (lowest level first)' : 'Your answer';
 	return `<fieldset><legend>${legend}</legend><div class="choices">${later}${radios.join('')}</div></fieldset>`;
 }
 

@@ -1,4 +1,5 @@
 import { escapeHtml } from '../html';
+import { kindOf } from '../kinds';
 import type { ReviewAnswer, ReviewItem, ReviewPage } from './types';
 
 // The machine's answer in words for a person who never opened n8n: figures as percentages, the
@@ -80,7 +81,7 @@ export function machineAnswerWords(
 			return `${answerName(key, answers)}${probability === undefined ? '' : ` (${percent(probability)})`}`;
 		})
 		.join(', ');
-	const classify = page.decision.type === 'classify';
+	const classify = kindOf(page.decision.type)?.many === true;
 	if (item.status === 'pending') {
 		return named
 			? `Sent to the review queue; leaning to ${named}.`
