@@ -120,6 +120,12 @@ export function hintFor(error: DecisionServiceError): string | undefined {
 	return entry?.[1](error);
 }
 
+/**
+ * A client message as n8n shows it: a sentence (the client's are neutral fragments such as
+ * "decide on … got no answer"); it names no item, n8n adds "[item N]" from the item index.
+ */
+const sentence = (message: string): string => message.charAt(0).toUpperCase() + message.slice(1);
+
 /** An n8n error for a client error: message and hint a user can act on, never the key. */
 export function toNodeError(
 	node: INode,
@@ -127,7 +133,7 @@ export function toNodeError(
 	itemIndex?: number,
 ): NodeApiError | NodeOperationError {
 	if (error instanceof LocalValidationError) {
-		const refused = new NodeOperationError(node, error.message, {
+		const refused = new NodeOperationError(node, sentence(error.message), {
 			itemIndex,
 			description: hintFor(error),
 		});
@@ -135,7 +141,7 @@ export function toNodeError(
 	}
 	if (error instanceof DecisionServiceError) {
 		// The service's code under a key n8n does not read as an HTTP status (it would rewrite the message).
-		const message = error.message;
+		const message = sentence(error.message);
 		const response: JsonObject = { message, serviceCode: error.code };
 		const apiError = new NodeApiError(node, response, {
 			message,
