@@ -440,367 +440,146 @@ function selectFault(scope: Scope, method: string, path: string): Selected | und
 	return chosen;
 }
 
-export async function startFaultProxy(options: FaultProxyOptions): Promise<FaultProxy> {
-	const target = new URL(options.target);
-	const ownCanary = options.canary === undefined;
-	const canary = options.canary ?? (await startCanary());
-	const maxHangMs = options.maxHangMs ?? 600_000;
-	const upstreamAgent = new Agent({ keepAlive: true, maxSockets: 64 });
-	const scopes = new Map<string, Scope>();
-	// Exchanges whose client side is not settled, plus forwards still waiting for the sandbox.
-	const pending = new Set<Exchange>();
-	let forwardsInFlight = 0;
-	const idleWaiters = new Set<() => void>();
-	const wakeIfIdle = (): void => {
-		if (pending.size === 0 && forwardsInFlight === 0) for (const wake of [...idleWaiters]) wake();
-	};
-	const timers = new Set<NodeJS.Timeout>();
-	let origin = '';
+/** The sandbox's whole answer, as the proxy received it. */
+interface UpstreamAnswer {
+	status: number;
+	headers: IncomingHttpHeaders;
+	body: Buffer;
+}
 
-	const scopeOf = (name: string): Scope => {
-		let scope = scopes.get(name);
+/** An answer the proxy makes itself instead of forwarding. */
+interface OwnAnswer {
+	status: number;
+	headers: OutgoingHttpHeaders;
+	body: Buffer;
+}
+
+/**
+ * What the proxy keeps across requests: the scopes, the exchanges whose client side is not settled
+ * and the forwards still waiting for the sandbox (what `idle` waits for), and the timers of held
+ * requests. An exchange ends here: sent whole, or its connection reset.
+ */
+class ProxyState {
+	readonly scopes = new Map<string, Scope>();
+	// Exchanges whose client side is not settled, plus forwards still waiting for the sandbox.
+	readonly pending = new Set<Exchange>();
+	forwardsInFlight = 0;
+	private readonly idleWaiters = new Set<() => void>();
+	private readonly timers = new Set<NodeJS.Timeout>();
+
+	scopeOf(name: string): Scope {
+		let scope = this.scopes.get(name);
 		if (!scope) {
 			scope = newScope();
-			scopes.set(name, scope);
+			this.scopes.set(name, scope);
 		}
 		return scope;
-	};
+	}
 
-	const settle = (exchange: Exchange, outcome: Outcome): void => {
+	wakeIfIdle(): void {
+		if (this.pending.size === 0 && this.forwardsInFlight === 0)
+			for (const wake of [...this.idleWaiters]) wake();
+	}
+
+	settle(exchange: Exchange, outcome: Outcome): void {
 		if (exchange.outcome !== 'pending') return;
 		exchange.outcome = outcome;
-		pending.delete(exchange);
-		wakeIfIdle();
-	};
+		this.pending.delete(exchange);
+		this.wakeIfIdle();
+	}
 
-	const later = (ms: number, work: () => void): void => {
+	later(ms: number, work: () => void): void {
 		const timer = setTimeout(() => {
-			timers.delete(timer);
+			this.timers.delete(timer);
 			work();
 		}, ms);
 		// The server keeps the process alive while it listens; a pending hang must not once it is closed.
 		timer.unref();
-		timers.add(timer);
-	};
+		this.timers.add(timer);
+	}
 
 	/** Sends a whole answer; settles the exchange once it is flushed, or as `lost`/`dropped` if the client left. */
-	const send = (
+	send(
 		exchange: Exchange,
 		response: ServerResponse,
 		status: number,
 		headers: OutgoingHttpHeaders,
 		body: Buffer,
 		outcome: Outcome,
-	): void => {
+	): void {
 		if (response.destroyed || response.writableEnded) {
-			settle(exchange, exchange.forwarded ? 'lost' : 'dropped');
+			this.settle(exchange, exchange.forwarded ? 'lost' : 'dropped');
 			return;
 		}
 		exchange.sentStatus = status;
 		response.writeHead(status, { ...headers, 'content-length': body.length });
-		response.end(body, () => settle(exchange, outcome));
-	};
+		response.end(body, () => this.settle(exchange, outcome));
+	}
 
-	const resetConnection = (exchange: Exchange, socket: Socket, outcome: Outcome): void => {
-		settle(exchange, outcome);
+	resetConnection(exchange: Exchange, socket: Socket, outcome: Outcome): void {
+		this.settle(exchange, outcome);
 		if (!socket.destroyed) socket.resetAndDestroy();
-	};
+	}
 
-	/** Sends the request to the sandbox; resolves with its whole answer, or undefined when it failed. */
-	const forward = (
-		request: IncomingMessage,
-		path: string,
-		query: string,
-		body: Buffer,
-	): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer } | undefined> =>
-		new Promise((resolve) => {
-			const headers = endToEnd(request.headers);
-			headers.host = target.host;
-			if (body.length > 0) headers['content-length'] = body.length;
-			const upstream = httpRequest(
-				{
-					protocol: target.protocol,
-					hostname: target.hostname,
-					port: target.port,
-					method: request.method,
-					path: `${path}${query}`,
-					headers,
-					agent: upstreamAgent,
-				},
-				(answer) => {
-					void readBody(answer).then((answerBody) => {
-						if (answer.complete)
-							resolve({
-								status: answer.statusCode ?? 502,
-								headers: answer.headers,
-								body: answerBody,
-							});
-						else resolve(undefined);
-					});
-				},
-			);
-			upstream.on('error', () => resolve(undefined));
-			upstream.end(body);
-		});
-
-	const injected = (
-		fault: Fault,
-		scopeName: string,
-		path: string,
-		query: string,
-	): { status: number; headers: OutgoingHttpHeaders; body: Buffer } | undefined => {
-		const prefix = scopeName === '' ? '' : `/m/${scopeName}`;
-		switch (fault.kind) {
-			case 'redirect': {
-				const location =
-					fault.to === 'canary'
-						? `${canary.origin}${prefix}${path}${query}`
-						: `${origin}${prefix}${fault.path ?? path}${query}`;
-				return { status: fault.status, headers: { location }, body: Buffer.alloc(0) };
-			}
-			case 'error': {
-				const headers: OutgoingHttpHeaders = { ...fault.headers };
-				if (fault.body === 'envelope') {
-					const code = fault.code ?? defaultFaultCode(fault.status);
-					const answer = json({
-						error: {
-							code,
-							message: fault.message ?? `Injected by the fault proxy: ${fault.status} ${code}.`,
-						},
-					});
-					return {
-						status: fault.status,
-						headers: { ...answer.headers, ...headers },
-						body: answer.body,
-					};
-				}
-				if (fault.body === 'html')
-					return {
-						status: fault.status,
-						headers: { 'content-type': 'text/html', ...headers },
-						body: Buffer.from(GATEWAY_PAGE(fault.status)),
-					};
-				return { status: fault.status, headers, body: Buffer.alloc(0) };
-			}
-			case 'rate-limited': {
-				const headers: OutgoingHttpHeaders = {};
-				if (fault.retryAfter !== undefined) headers['retry-after'] = fault.retryAfter;
-				if (fault.limit !== undefined) headers['x-ratelimit-limit'] = fault.limit;
-				if (fault.remaining !== undefined) headers['x-ratelimit-remaining'] = fault.remaining;
-				if (fault.reset !== undefined) headers['x-ratelimit-reset'] = fault.reset;
-				const retryAfter = Number(fault.retryAfter);
-				const limit = Number(fault.limit);
-				const answer = json({
-					error: {
-						code: 'rate_limited',
-						message: 'Rate limit reached (injected by the fault proxy).',
-						details: fault.details ?? {
-							limit: Number.isFinite(limit) ? limit : 0,
-							...(Number.isFinite(retryAfter) ? { retry_after: retryAfter } : {}),
-						},
-					},
-				});
-				return { status: 429, headers: { ...answer.headers, ...headers }, body: answer.body };
-			}
-			case 'quota-exceeded': {
-				const retryAfter = fault.retryAfter ?? String(secondsToNextMonth());
-				const seconds = Number(retryAfter);
-				const answer = json({
-					error: {
-						code: 'quota_exceeded',
-						message:
-							'Monthly quota reached (100 of 100 decisions). It resets on the first day of next month (UTC); upgrading resumes service immediately.',
-						details: {
-							used: 100,
-							quota: 100,
-							...(Number.isFinite(seconds) ? { retry_after: seconds } : {}),
-							upgrade_url: `${target.origin}/app/settings/billing`,
-						},
-					},
-				});
-				return {
-					status: 429,
-					headers: { ...answer.headers, 'retry-after': retryAfter },
-					body: answer.body,
-				};
-			}
-			default:
-				return undefined;
-		}
-	};
-
-	/** The answer the client gets for the sandbox's 2xx answer under a patch/replace fault; undefined = unchanged. */
-	const altered = (
-		fault: Fault,
-		answer: { status: number; headers: IncomingHttpHeaders; body: Buffer },
-	): { body: Buffer; cut?: number } | undefined => {
-		if (answer.status < 200 || answer.status >= 300) return undefined;
-		if (fault.kind === 'patch') {
-			let parsed: unknown;
-			try {
-				parsed = JSON.parse(answer.body.toString('utf8'));
-			} catch {
-				return undefined;
-			}
-			if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
-			const patched: Record<string, unknown> = { ...(parsed as Record<string, unknown>) };
-			for (const name of fault.remove ?? []) delete patched[name];
-			Object.assign(patched, fault.set ?? {});
-			return { body: Buffer.from(JSON.stringify(patched)) };
-		}
-		if (fault.kind !== 'replace') return undefined;
-		const half = Math.max(1, Math.floor(answer.body.length / 2));
-		switch (fault.body) {
-			case 'not-json':
-				return {
-					body: Buffer.from(
-						'<html><body><h1>OK</h1><p>Your request was processed.</p></body></html>',
+	/** Resolves once no exchange of any scope is pending; rejects after `timeoutMs`. */
+	idle(timeoutMs: number): Promise<void> {
+		return new Promise<void>((resolve, reject) => {
+			if (this.pending.size === 0 && this.forwardsInFlight === 0) return resolve();
+			const timer = setTimeout(() => {
+				this.idleWaiters.delete(wake);
+				reject(
+					new Error(
+						`the fault proxy still has ${this.pending.size} exchange(s) and ${this.forwardsInFlight} forward(s) pending after ${timeoutMs} ms`,
 					),
-				};
-			case 'truncated':
-				return { body: answer.body.subarray(0, half) };
-			case 'cut':
-				return { body: answer.body, cut: half };
-			case 'error-envelope':
-				return {
-					body: Buffer.from(
-						JSON.stringify({
-							error: {
-								code: 'internal_error',
-								message: 'Injected by the fault proxy: an error envelope with 200.',
-							},
-						}),
-					),
-				};
-			case 'empty':
-				return { body: Buffer.alloc(0) };
-			case 'json-array':
-				return { body: Buffer.concat([Buffer.from('['), answer.body, Buffer.from(']')]) };
-		}
-	};
-
-	const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-		const socket = request.socket;
-		const url = request.url ?? '/';
-		const queryAt = url.indexOf('?');
-		const fullPath = queryAt < 0 ? url : url.slice(0, queryAt);
-		const query = queryAt < 0 ? '' : url.slice(queryAt);
-		const scoped = SCOPE_RE.exec(fullPath);
-		const scopeName = scoped ? scoped[1] : '';
-		const path = scoped ? scoped[2] : fullPath;
-		const method = (request.method ?? 'GET').toUpperCase();
-		const scope = scopeOf(scopeName);
-		const selected = selectFault(scope, method, path);
-		const exchange: Exchange = {
-			seq: scope.exchanges.length + 1,
-			method,
-			path,
-			...(selected ? { fault: { kind: selected.kind, rule: selected.rule } } : {}),
-			forwarded: false,
-			outcome: 'pending',
-		};
-		scope.exchanges.push(exchange);
-		pending.add(exchange);
-		if (selected) scope.faults[selected.kind] = (scope.faults[selected.kind] ?? 0) + 1;
-		const fault = selected?.fault;
-		// A client that leaves before its answer: the answer (if the sandbox gave one) is lost.
-		response.on('close', () => {
-			if (!response.writableFinished) settle(exchange, exchange.forwarded ? 'lost' : 'dropped');
-		});
-
-		const body = await readBody(request);
-
-		if (fault?.kind === 'reset' && fault.stage === 'before')
-			return resetConnection(exchange, socket, 'dropped');
-		if (fault?.kind === 'hang' && fault.stage === 'before') {
-			later(maxHangMs, () => resetConnection(exchange, socket, 'dropped'));
-			return;
-		}
-		if (fault) {
-			const own = injected(fault, scopeName, path, query);
-			if (own) return send(exchange, response, own.status, own.headers, own.body, 'injected');
-		}
-		if (fault?.kind === 'delay' && fault.stage === 'before') {
-			await new Promise<void>((resolve) => later(fault.ms, resolve));
-			// The client gave up while the request was held: it is not sent on.
-			if (exchange.outcome !== 'pending') return;
-		}
-
-		exchange.forwarded = true;
-		forwardsInFlight += 1;
-		const answer = await forward(request, path, query, body);
-		forwardsInFlight -= 1;
-		if (answer) exchange.upstreamStatus = answer.status;
-		wakeIfIdle();
-		if (!answer) {
-			// The sandbox reset or was unreachable: so does the proxy.
-			return resetConnection(exchange, socket, 'dropped');
-		}
-		if (exchange.outcome !== 'pending') return; // the client already left: settled as lost
-		if (fault?.kind === 'reset') return resetConnection(exchange, socket, 'lost');
-		if (fault?.kind === 'hang') {
-			later(maxHangMs, () => resetConnection(exchange, socket, 'lost'));
-			return;
-		}
-		const headers = endToEnd(answer.headers);
-		const deliver = () => {
-			const change = fault ? altered(fault, answer) : undefined;
-			if (!change) return send(exchange, response, answer.status, headers, answer.body, 'answered');
-			if (change.cut !== undefined) {
-				if (response.destroyed) return settle(exchange, 'lost');
-				exchange.sentStatus = 200;
-				response.writeHead(200, { ...headers, 'content-length': change.body.length });
-				response.write(change.body.subarray(0, change.cut), () =>
-					resetConnection(exchange, socket, 'lost'),
 				);
-				return;
-			}
-			return send(exchange, response, 200, headers, change.body, 'altered');
-		};
-		if (fault?.kind === 'delay' && fault.stage !== 'before') later(fault.ms, deliver);
-		else deliver();
-	};
+			}, timeoutMs);
+			const wake = () => {
+				clearTimeout(timer);
+				this.idleWaiters.delete(wake);
+				resolve();
+			};
+			this.idleWaiters.add(wake);
+		});
+	}
 
+	clearTimers(): void {
+		for (const timer of this.timers) clearTimeout(timer);
+		this.timers.clear();
+	}
+}
+
+/** What handling a request needs of its proxy. */
+interface ProxyContext {
+	state: ProxyState;
+	target: URL;
+	upstreamAgent: Agent;
+	canary: Canary;
+	maxHangMs: number;
+	/** The proxy's own origin, set once it listens. */
+	origin: string;
+}
+
+export async function startFaultProxy(options: FaultProxyOptions): Promise<FaultProxy> {
+	const target = new URL(options.target);
+	const ownCanary = options.canary === undefined;
+	const canary = options.canary ?? (await startCanary());
+	const state = new ProxyState();
+	const proxy: ProxyContext = {
+		state,
+		target,
+		upstreamAgent: new Agent({ keepAlive: true, maxSockets: 64 }),
+		canary,
+		maxHangMs: options.maxHangMs ?? 600_000,
+		origin: '',
+	};
 	const server = createServer((request, response) => {
-		void handle(request, response).catch(() => {
+		void handle(proxy, request, response).catch(() => {
 			if (!request.socket.destroyed) request.socket.destroy();
 		});
 	});
 	server.on('clientError', (_error, socket) => socket.destroy());
-	origin = await listen(server);
-
-	const countersOf = (name: string): ProxyCounters => {
-		const scope = scopeOf(name);
-		const counters: ProxyCounters = {
-			received: {},
-			forwarded: {},
-			upstreamOk: {},
-			upstreamRateLimited: {},
-			lostAfterAnswer: {},
-			altered: {},
-			faults: { ...scope.faults },
-			canaryHits: canary.hits.filter((hit) =>
-				name === '' ? !SCOPE_RE.test(hit.url) : hit.url.startsWith(`/m/${name}/`),
-			),
-		};
-		const add = (counts: CountsByRoute, key: string) => (counts[key] = (counts[key] ?? 0) + 1);
-		for (const exchange of scope.exchanges) {
-			const key = `${exchange.method} ${exchange.path}`;
-			add(counters.received, key);
-			if (exchange.forwarded) add(counters.forwarded, key);
-			if (
-				exchange.upstreamStatus !== undefined &&
-				exchange.upstreamStatus >= 200 &&
-				exchange.upstreamStatus < 300
-			)
-				add(counters.upstreamOk, key);
-			if (exchange.upstreamStatus === 429) add(counters.upstreamRateLimited, key);
-			if (exchange.outcome === 'lost' && exchange.upstreamStatus !== undefined)
-				add(counters.lostAfterAnswer, key);
-			if (exchange.outcome === 'altered') add(counters.altered, key);
-		}
-		return counters;
-	};
+	const origin = await listen(server);
+	proxy.origin = origin;
 
 	return {
 		origin,
@@ -813,51 +592,373 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
 		},
 		script(script, scope = '') {
 			const full = Array.isArray(script) ? { rules: script } : script;
-			const previous = scopeOf(scope);
+			const previous = state.scopeOf(scope);
 			const next = newScope(full);
 			next.exchanges = previous.exchanges;
 			next.faults = previous.faults;
-			scopes.set(scope, next);
+			state.scopes.set(scope, next);
 		},
 		reset(scope) {
 			if (scope === undefined) {
-				scopes.clear();
+				state.scopes.clear();
 				canary.clear();
 				return;
 			}
-			scopes.delete(scope);
+			state.scopes.delete(scope);
 			const kept = canary.hits.filter((hit) =>
 				scope === '' ? SCOPE_RE.test(hit.url) : !hit.url.startsWith(`/m/${scope}/`),
 			);
 			canary.clear();
 			canary.hits.push(...kept);
 		},
-		counters: (scope = '') => countersOf(scope),
-		exchanges: (scope = '') => scopeOf(scope).exchanges,
-		idle: (timeoutMs = 30_000) =>
-			new Promise<void>((resolve, reject) => {
-				if (pending.size === 0 && forwardsInFlight === 0) return resolve();
-				const timer = setTimeout(() => {
-					idleWaiters.delete(wake);
-					reject(
-						new Error(
-							`the fault proxy still has ${pending.size} exchange(s) and ${forwardsInFlight} forward(s) pending after ${timeoutMs} ms`,
-						),
-					);
-				}, timeoutMs);
-				const wake = () => {
-					clearTimeout(timer);
-					idleWaiters.delete(wake);
-					resolve();
-				};
-				idleWaiters.add(wake);
-			}),
+		counters: (scope = '') => countersOf(state.scopeOf(scope), scope, canary.hits),
+		exchanges: (scope = '') => state.scopeOf(scope).exchanges,
+		idle: (timeoutMs = 30_000) => state.idle(timeoutMs),
 		async close() {
-			for (const timer of timers) clearTimeout(timer);
-			timers.clear();
+			state.clearTimers();
 			await closeServer(server);
-			upstreamAgent.destroy();
+			proxy.upstreamAgent.destroy();
 			if (ownCanary) await canary.close();
 		},
 	};
+}
+
+/** A request as it arrives: its scope and path, the fault a rule fires for it, its logged exchange. */
+interface Arrival {
+	exchange: Exchange;
+	scopeName: string;
+	/** The path inside the scope, without the query. */
+	path: string;
+	/** The query with its `?`, or ''. */
+	query: string;
+	fault?: Fault;
+}
+
+/** Reads a request's scope and path, picks its fault and logs its exchange (pending). */
+function arrive(state: ProxyState, request: IncomingMessage): Arrival {
+	const url = request.url ?? '/';
+	const queryAt = url.indexOf('?');
+	const fullPath = queryAt < 0 ? url : url.slice(0, queryAt);
+	const query = queryAt < 0 ? '' : url.slice(queryAt);
+	const scoped = SCOPE_RE.exec(fullPath);
+	const scopeName = scoped ? scoped[1] : '';
+	const path = scoped ? scoped[2] : fullPath;
+	const method = (request.method ?? 'GET').toUpperCase();
+	const scope = state.scopeOf(scopeName);
+	const selected = selectFault(scope, method, path);
+	const exchange: Exchange = {
+		seq: scope.exchanges.length + 1,
+		method,
+		path,
+		...(selected ? { fault: { kind: selected.kind, rule: selected.rule } } : {}),
+		forwarded: false,
+		outcome: 'pending',
+	};
+	scope.exchanges.push(exchange);
+	state.pending.add(exchange);
+	if (selected) scope.faults[selected.kind] = (scope.faults[selected.kind] ?? 0) + 1;
+	return { exchange, scopeName, path, query, fault: selected?.fault };
+}
+
+/**
+ * One request: the faults that act before forwarding (reset, hang, an own answer, a delay), then
+ * the forward, then the faults that act on the sandbox's answer (reset, hang, delay, patch, replace).
+ */
+async function handle(
+	proxy: ProxyContext,
+	request: IncomingMessage,
+	response: ServerResponse,
+): Promise<void> {
+	const { state, maxHangMs } = proxy;
+	const socket = request.socket;
+	const { exchange, scopeName, path, query, fault } = arrive(state, request);
+	// A client that leaves before its answer: the answer (if the sandbox gave one) is lost.
+	response.on('close', () => {
+		if (!response.writableFinished) state.settle(exchange, exchange.forwarded ? 'lost' : 'dropped');
+	});
+
+	const body = await readBody(request);
+
+	if (fault?.kind === 'reset' && fault.stage === 'before')
+		return state.resetConnection(exchange, socket, 'dropped');
+	if (fault?.kind === 'hang' && fault.stage === 'before') {
+		state.later(maxHangMs, () => state.resetConnection(exchange, socket, 'dropped'));
+		return;
+	}
+	if (fault) {
+		const own = injected(proxy, fault, scopeName, path, query);
+		if (own) return state.send(exchange, response, own.status, own.headers, own.body, 'injected');
+	}
+	if (fault?.kind === 'delay' && fault.stage === 'before') {
+		await new Promise<void>((resolve) => state.later(fault.ms, resolve));
+		// The client gave up while the request was held: it is not sent on.
+		if (exchange.outcome !== 'pending') return;
+	}
+
+	exchange.forwarded = true;
+	state.forwardsInFlight += 1;
+	const answer = await forward(proxy, request, path, query, body);
+	state.forwardsInFlight -= 1;
+	if (answer) exchange.upstreamStatus = answer.status;
+	state.wakeIfIdle();
+	if (!answer) {
+		// The sandbox reset or was unreachable: so does the proxy.
+		return state.resetConnection(exchange, socket, 'dropped');
+	}
+	if (exchange.outcome !== 'pending') return; // the client already left: settled as lost
+	if (fault?.kind === 'reset') return state.resetConnection(exchange, socket, 'lost');
+	if (fault?.kind === 'hang') {
+		state.later(maxHangMs, () => state.resetConnection(exchange, socket, 'lost'));
+		return;
+	}
+	const deliver = () => deliverAnswer(state, exchange, socket, response, fault, answer);
+	if (fault?.kind === 'delay' && fault.stage !== 'before') state.later(fault.ms, deliver);
+	else deliver();
+}
+
+/** Gives the client the sandbox's answer, or what a patch/replace fault made of it. */
+function deliverAnswer(
+	state: ProxyState,
+	exchange: Exchange,
+	socket: Socket,
+	response: ServerResponse,
+	fault: Fault | undefined,
+	answer: UpstreamAnswer,
+): void {
+	const headers = endToEnd(answer.headers);
+	const change = fault ? altered(fault, answer) : undefined;
+	if (!change)
+		return state.send(exchange, response, answer.status, headers, answer.body, 'answered');
+	if (change.cut !== undefined) {
+		if (response.destroyed) return state.settle(exchange, 'lost');
+		exchange.sentStatus = 200;
+		response.writeHead(200, { ...headers, 'content-length': change.body.length });
+		response.write(change.body.subarray(0, change.cut), () =>
+			state.resetConnection(exchange, socket, 'lost'),
+		);
+		return;
+	}
+	return state.send(exchange, response, 200, headers, change.body, 'altered');
+}
+
+/** Sends the request to the sandbox; resolves with its whole answer, or undefined when it failed. */
+function forward(
+	{ target, upstreamAgent }: ProxyContext,
+	request: IncomingMessage,
+	path: string,
+	query: string,
+	body: Buffer,
+): Promise<UpstreamAnswer | undefined> {
+	return new Promise((resolve) => {
+		const headers = endToEnd(request.headers);
+		headers.host = target.host;
+		if (body.length > 0) headers['content-length'] = body.length;
+		const upstream = httpRequest(
+			{
+				protocol: target.protocol,
+				hostname: target.hostname,
+				port: target.port,
+				method: request.method,
+				path: `${path}${query}`,
+				headers,
+				agent: upstreamAgent,
+			},
+			(answer) => {
+				void readBody(answer).then((answerBody) => {
+					if (answer.complete)
+						resolve({
+							status: answer.statusCode ?? 502,
+							headers: answer.headers,
+							body: answerBody,
+						});
+					else resolve(undefined);
+				});
+			},
+		);
+		upstream.on('error', () => resolve(undefined));
+		upstream.end(body);
+	});
+}
+
+/** The proxy's own answer under a redirect, error, rate-limited or quota fault; undefined for the rest. */
+function injected(
+	{ canary, origin, target }: ProxyContext,
+	fault: Fault,
+	scopeName: string,
+	path: string,
+	query: string,
+): OwnAnswer | undefined {
+	const prefix = scopeName === '' ? '' : `/m/${scopeName}`;
+	switch (fault.kind) {
+		case 'redirect': {
+			const location =
+				fault.to === 'canary'
+					? `${canary.origin}${prefix}${path}${query}`
+					: `${origin}${prefix}${fault.path ?? path}${query}`;
+			return { status: fault.status, headers: { location }, body: Buffer.alloc(0) };
+		}
+		case 'error':
+			return errorAnswer(fault);
+		case 'rate-limited':
+			return rateLimitedAnswer(fault);
+		case 'quota-exceeded':
+			return quotaExceededAnswer(fault, target);
+		default:
+			return undefined;
+	}
+}
+
+/** A gateway's error: the service's envelope, an HTML page or nothing, with the fault's headers. */
+function errorAnswer(fault: Extract<Fault, { kind: 'error' }>): OwnAnswer {
+	const headers: OutgoingHttpHeaders = { ...fault.headers };
+	if (fault.body === 'envelope') {
+		const code = fault.code ?? defaultFaultCode(fault.status);
+		const answer = json({
+			error: {
+				code,
+				message: fault.message ?? `Injected by the fault proxy: ${fault.status} ${code}.`,
+			},
+		});
+		return {
+			status: fault.status,
+			headers: { ...answer.headers, ...headers },
+			body: answer.body,
+		};
+	}
+	if (fault.body === 'html')
+		return {
+			status: fault.status,
+			headers: { 'content-type': 'text/html', ...headers },
+			body: Buffer.from(GATEWAY_PAGE(fault.status)),
+		};
+	return { status: fault.status, headers, body: Buffer.alloc(0) };
+}
+
+/** 429 `rate_limited` with the fault's header values exactly as given (an omitted one is not sent). */
+function rateLimitedAnswer(fault: Extract<Fault, { kind: 'rate-limited' }>): OwnAnswer {
+	const headers: OutgoingHttpHeaders = {};
+	if (fault.retryAfter !== undefined) headers['retry-after'] = fault.retryAfter;
+	if (fault.limit !== undefined) headers['x-ratelimit-limit'] = fault.limit;
+	if (fault.remaining !== undefined) headers['x-ratelimit-remaining'] = fault.remaining;
+	if (fault.reset !== undefined) headers['x-ratelimit-reset'] = fault.reset;
+	const retryAfter = Number(fault.retryAfter);
+	const limit = Number(fault.limit);
+	const answer = json({
+		error: {
+			code: 'rate_limited',
+			message: 'Rate limit reached (injected by the fault proxy).',
+			details: fault.details ?? {
+				limit: Number.isFinite(limit) ? limit : 0,
+				...(Number.isFinite(retryAfter) ? { retry_after: retryAfter } : {}),
+			},
+		},
+	});
+	return { status: 429, headers: { ...answer.headers, ...headers }, body: answer.body };
+}
+
+/** 429 `quota_exceeded` as the service words it, Retry-After until next month unless given. */
+function quotaExceededAnswer(
+	fault: Extract<Fault, { kind: 'quota-exceeded' }>,
+	target: URL,
+): OwnAnswer {
+	const retryAfter = fault.retryAfter ?? String(secondsToNextMonth());
+	const seconds = Number(retryAfter);
+	const answer = json({
+		error: {
+			code: 'quota_exceeded',
+			message:
+				'Monthly quota reached (100 of 100 decisions). It resets on the first day of next month (UTC); upgrading resumes service immediately.',
+			details: {
+				used: 100,
+				quota: 100,
+				...(Number.isFinite(seconds) ? { retry_after: seconds } : {}),
+				upgrade_url: `${target.origin}/app/settings/billing`,
+			},
+		},
+	});
+	return {
+		status: 429,
+		headers: { ...answer.headers, 'retry-after': retryAfter },
+		body: answer.body,
+	};
+}
+
+/** The answer the client gets for the sandbox's 2xx answer under a patch/replace fault; undefined = unchanged. */
+function altered(fault: Fault, answer: UpstreamAnswer): { body: Buffer; cut?: number } | undefined {
+	if (answer.status < 200 || answer.status >= 300) return undefined;
+	if (fault.kind === 'patch') {
+		let parsed: unknown;
+		try {
+			parsed = JSON.parse(answer.body.toString('utf8'));
+		} catch {
+			return undefined;
+		}
+		if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
+		const patched: Record<string, unknown> = { ...(parsed as Record<string, unknown>) };
+		for (const name of fault.remove ?? []) delete patched[name];
+		Object.assign(patched, fault.set ?? {});
+		return { body: Buffer.from(JSON.stringify(patched)) };
+	}
+	if (fault.kind !== 'replace') return undefined;
+	const half = Math.max(1, Math.floor(answer.body.length / 2));
+	switch (fault.body) {
+		case 'not-json':
+			return {
+				body: Buffer.from(
+					'<html><body><h1>OK</h1><p>Your request was processed.</p></body></html>',
+				),
+			};
+		case 'truncated':
+			return { body: answer.body.subarray(0, half) };
+		case 'cut':
+			return { body: answer.body, cut: half };
+		case 'error-envelope':
+			return {
+				body: Buffer.from(
+					JSON.stringify({
+						error: {
+							code: 'internal_error',
+							message: 'Injected by the fault proxy: an error envelope with 200.',
+						},
+					}),
+				),
+			};
+		case 'empty':
+			return { body: Buffer.alloc(0) };
+		case 'json-array':
+			return { body: Buffer.concat([Buffer.from('['), answer.body, Buffer.from(']')]) };
+	}
+}
+
+/** A scope's counters from its exchange log, with the canary hits that came from it. */
+function countersOf(scope: Scope, name: string, canaryHits: CanaryHit[]): ProxyCounters {
+	const counters: ProxyCounters = {
+		received: {},
+		forwarded: {},
+		upstreamOk: {},
+		upstreamRateLimited: {},
+		lostAfterAnswer: {},
+		altered: {},
+		faults: { ...scope.faults },
+		canaryHits: canaryHits.filter((hit) =>
+			name === '' ? !SCOPE_RE.test(hit.url) : hit.url.startsWith(`/m/${name}/`),
+		),
+	};
+	const add = (counts: CountsByRoute, key: string) => (counts[key] = (counts[key] ?? 0) + 1);
+	for (const exchange of scope.exchanges) {
+		const key = `${exchange.method} ${exchange.path}`;
+		add(counters.received, key);
+		if (exchange.forwarded) add(counters.forwarded, key);
+		if (
+			exchange.upstreamStatus !== undefined &&
+			exchange.upstreamStatus >= 200 &&
+			exchange.upstreamStatus < 300
+		)
+			add(counters.upstreamOk, key);
+		if (exchange.upstreamStatus === 429) add(counters.upstreamRateLimited, key);
+		if (exchange.outcome === 'lost' && exchange.upstreamStatus !== undefined)
+			add(counters.lostAfterAnswer, key);
+		if (exchange.outcome === 'altered') add(counters.altered, key);
+	}
+	return counters;
 }

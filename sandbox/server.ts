@@ -4,7 +4,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { RATE_LIMIT_HEADERS } from '../src/contract';
 import * as api from './api';
 import { sleep } from './clock';
-import { controlGuard, controlRoutes } from './control';
+import { controlGuard, controlRoutes, type ControlDefaults } from './control';
 import { ApiError, type Result } from './errors';
 import { FaultInjector, type FiredFault } from './faults';
 import type { Plan } from './plans';
@@ -87,15 +87,61 @@ interface RequestState {
 	finished: boolean;
 }
 
+type Log = (method: string, url: string, status: number | string, ms: number) => void;
+
+/** What the hooks, the answers and the routes of one sandbox share. */
+interface Sandbox {
+	app: FastifyInstance;
+	store: SandboxStore;
+	faults: FaultInjector;
+	runtime: api.Runtime;
+	states: WeakMap<FastifyRequest, RequestState>;
+	log?: Log;
+}
+
+type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
+
+/** How requests are answered: every answer, error and dropped connection goes through these. */
+interface Answers {
+	/** Sends an answer (see `answersOf`). */
+	finish(request: FastifyRequest, reply: FastifyReply, result: Result): FastifyReply;
+	/** Answers a thrown error: the API's own, fastify's 4xx, or a 500 logged to stderr. */
+	fail(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply;
+	/** Drops the connection without an answer (a `reset` fault). */
+	destroy(request: FastifyRequest, reply: FastifyReply, what: string): FastifyReply;
+	/** A route handler from a function of the request to its result. */
+	handle(fn: (request: FastifyRequest) => Result | Promise<Result>): Handler;
+}
+
 function pathOf(url: string): string {
 	const query = url.indexOf('?');
 	return query < 0 ? url : url.slice(0, query);
+}
+
+function isControlPath(path: string): boolean {
+	return path === '/_control' || path.startsWith('/_control/');
 }
 
 function bearer(header: string | undefined): string | undefined {
 	if (!header) return undefined;
 	const match = /^\s*bearer\s+(\S+)\s*$/i.exec(header);
 	return match ? match[1] : undefined;
+}
+
+/** The metered calls: POST /decide/{slug} and POST /decisions. */
+function isRateLimitedRoute(method: string, url: string): boolean {
+	return method === 'POST' && /^\/v1\/(decide\/|decisions(\?|$))/.test(url);
+}
+
+function rateHeaders(store: SandboxStore, key: string, plan: Plan): Record<string, string> {
+	const info = store.rate(key, plan);
+	if (!info) return {}; // the unlimited plan: no rate limit, no headers
+	const resetMs = info.resetMs > 0 ? info.resetMs : store.rateWindowMs;
+	return {
+		[RATE_LIMIT_HEADERS.limit]: String(info.limit),
+		[RATE_LIMIT_HEADERS.remaining]: String(info.remaining),
+		[RATE_LIMIT_HEADERS.reset]: String(Math.max(1, Math.ceil(resetMs / 1000))),
+	};
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
@@ -108,23 +154,77 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 	const store = new SandboxStore();
 	if (options.dataFile) store.loadFile(options.dataFile);
 	const storeFile = options.dataFile ? new StoreFile(store, options.dataFile) : undefined;
-	const faults = new FaultInjector(options.faultSeed ?? 1);
-	const runtime: api.Runtime = { store, origin: '', config: { ...defaults } };
-	const states = new WeakMap<FastifyRequest, RequestState>();
-	const log = options.log
-		? (method: string, url: string, status: number | string, ms: number) => {
-				process.stdout.write(`${method} ${pathOf(url)} ${status} ${ms.toFixed(1)}ms\n`);
-			}
-		: undefined;
+	const sandbox: Sandbox = {
+		store,
+		faults: new FaultInjector(options.faultSeed ?? 1),
+		runtime: { store, origin: '', config: { ...defaults } },
+		states: new WeakMap(),
+		log: options.log
+			? (method, url, status, ms) => {
+					process.stdout.write(`${method} ${pathOf(url)} ${status} ${ms.toFixed(1)}ms\n`);
+				}
+			: undefined,
+		app: createApp(),
+	};
+	const { app, faults, runtime } = sandbox;
+	const answers = answersOf(sandbox);
 
+	app.setErrorHandler((error, request, reply) => answers.fail(request, reply, error));
+	app.setNotFoundHandler((request, reply) =>
+		answers.finish(
+			request,
+			reply,
+			new ApiError('not_found', `No route ${request.method} ${pathOf(request.url)}.`).toResult(),
+		),
+	);
+	app.addHook('onRequest', onEveryRequest(sandbox, answers, controlOn));
+	addResponseHooks(sandbox, options.onExchange);
+	// The API, under /v1: authentication on every route, the rate limit on the metered ones.
+	await app.register(
+		async (v1) => {
+			v1.addHook('onRequest', authenticate(sandbox, answers));
+			apiRoutes(v1, sandbox, answers);
+		},
+		{ prefix: '/v1' },
+	);
+	if (controlOn) {
+		await app.register(async (control) => controlSurface(control, sandbox, answers, defaults), {
+			prefix: '/_control',
+		});
+	}
+
+	await app.listen({ host, port: options.port ?? DEFAULT_PORT });
+	const address = app.server.address() as AddressInfo;
+	const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+	const origin = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${address.port}`;
+	runtime.origin = origin;
+
+	let closing: Promise<void> | undefined;
+	return {
+		origin,
+		baseUrl: `${origin}/v1`,
+		store,
+		control: controlOn,
+		close() {
+			closing ??= (async () => {
+				// Held requests go on and the holds' timers stop: nothing waits for a max wait.
+				faults.close();
+				await app.close();
+				await storeFile?.close();
+			})();
+			return closing;
+		},
+	};
+}
+
+/** The fastify instance: bounded bodies, and any content type parsed as JSON (empty: no body). */
+function createApp(): FastifyInstance {
 	const app: FastifyInstance = Fastify({
 		logger: false,
 		bodyLimit: BODY_MAX_BYTES,
 		forceCloseConnections: true,
 		routerOptions: { maxParamLength: 2048 },
 	});
-
-	// Any content type is parsed as JSON; an empty body is "no body".
 	app.removeAllContentTypeParsers();
 	app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
 		const text = typeof body === 'string' ? body : body.toString('utf8');
@@ -141,21 +241,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 			);
 		}
 	});
+	return app;
+}
 
-	const isRateLimitedRoute = (method: string, url: string): boolean =>
-		method === 'POST' && /^\/v1\/(decide\/|decisions(\?|$))/.test(url);
-
-	const rateHeaders = (key: string, plan: Plan): Record<string, string> => {
-		const info = store.rate(key, plan);
-		if (!info) return {}; // the unlimited plan: no rate limit, no headers
-		const resetMs = info.resetMs > 0 ? info.resetMs : store.rateWindowMs;
-		return {
-			[RATE_LIMIT_HEADERS.limit]: String(info.limit),
-			[RATE_LIMIT_HEADERS.remaining]: String(info.remaining),
-			[RATE_LIMIT_HEADERS.reset]: String(Math.max(1, Math.ceil(resetMs / 1000))),
-		};
-	};
-
+function answersOf({ store, states, log }: Sandbox): Answers {
 	const destroy = (request: FastifyRequest, reply: FastifyReply, what: string): FastifyReply => {
 		const state = states.get(request);
 		log?.(
@@ -185,7 +274,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 				if (failed && state.quotaPeriod !== undefined)
 					store.releaseQuota(state.account, state.quotaPeriod);
 				if (state.rateLimited)
-					Object.assign(headers, rateHeaders(state.key, store.plan(state.account)));
+					Object.assign(headers, rateHeaders(store, state.key, store.plan(state.account)));
 			}
 		}
 		const fault = state?.fault;
@@ -232,8 +321,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 	};
 
 	const handle =
-		(fn: (request: FastifyRequest) => Result | Promise<Result>) =>
-		async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+		(fn: (request: FastifyRequest) => Result | Promise<Result>): Handler =>
+		async (request, reply) => {
 			try {
 				return finish(request, reply, await fn(request));
 			} catch (error) {
@@ -241,25 +330,21 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 			}
 		};
 
-	app.setErrorHandler((error, request, reply) => fail(request, reply, error));
-	app.setNotFoundHandler((request, reply) =>
-		finish(
-			request,
-			reply,
-			new ApiError('not_found', `No route ${request.method} ${pathOf(request.url)}.`).toResult(),
-		),
-	);
+	return { finish, fail, destroy, handle };
+}
 
-	// Every request: its state, the JSON-for-any-content-type rule, and fault injection (not on /_control).
-	app.addHook('onRequest', async (request, reply) => {
+/** Every request: its state, the JSON-for-any-content-type rule, and fault injection (not on /_control). */
+function onEveryRequest(sandbox: Sandbox, answers: Answers, controlOn: boolean) {
+	const { states, faults } = sandbox;
+	return async (request: FastifyRequest, reply: FastifyReply) => {
 		const state: RequestState = { started: performance.now(), finished: false };
 		states.set(request, state);
 		const path = pathOf(request.url);
-		const isControl = path === '/_control' || path.startsWith('/_control/');
+		const isControl = isControlPath(path);
 		// Checked before the content type is rewritten below: the control surface refuses non-JSON bodies.
 		if (isControl && controlOn) {
 			const refused = controlGuard(request.headers);
-			if (refused) return finish(request, reply, refused.toResult());
+			if (refused) return answers.finish(request, reply, refused.toResult());
 		}
 		if (request.raw.headers['content-type'] !== undefined)
 			request.raw.headers['content-type'] = 'application/json';
@@ -277,42 +362,54 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 			fault.status === undefined &&
 			!fault.resetBefore;
 		if (!waitsInEngine) await sleep(fault.latencyMs);
-		if (fault.resetBefore) return destroy(request, reply, 'reset-before');
+		if (fault.resetBefore) return answers.destroy(request, reply, 'reset-before');
 		if (fault.status !== undefined) {
-			const code = fault.code ?? 'internal_error';
-			const headers: Record<string, string> = {};
-			let details: unknown;
-			if (fault.status === 429) {
-				headers[RATE_LIMIT_HEADERS.retryAfter] = String(fault.retryAfter);
-				const resolved = store.resolveKey(bearer(request.headers.authorization));
-				const plan = resolved.status === 'ok' ? store.plan(resolved.account) : undefined;
-				if (code === 'rate_limited')
-					details = { limit: plan?.rateLimit ?? 0, retry_after: fault.retryAfter };
-				if (code === 'quota_exceeded' && resolved.status === 'ok') {
-					details = {
-						used: store.usage(resolved.account).used,
-						quota: plan?.quota ?? 0,
-						retry_after: fault.retryAfter,
-						upgrade_url: `${runtime.origin}/app/settings/billing`,
-					};
-				}
-			}
-			const message = fault.message ?? `Injected fault: ${fault.status} ${code}.`;
-			return finish(
-				request,
-				reply,
-				new ApiError(code, message, details, headers, fault.status).toResult(),
-			);
+			const error = injectedError(sandbox, request, fault, fault.status);
+			return answers.finish(request, reply, error.toResult());
 		}
 		return undefined;
-	});
+	};
+}
 
-	const onExchange = options.onExchange;
+/** The error a fault with a status answers with; a 429 gets Retry-After and the API's details. */
+function injectedError(
+	{ store, runtime }: Sandbox,
+	request: FastifyRequest,
+	fault: FiredFault,
+	status: number,
+): ApiError {
+	const code = fault.code ?? 'internal_error';
+	const headers: Record<string, string> = {};
+	let details: unknown;
+	if (status === 429) {
+		headers[RATE_LIMIT_HEADERS.retryAfter] = String(fault.retryAfter);
+		const resolved = store.resolveKey(bearer(request.headers.authorization));
+		const plan = resolved.status === 'ok' ? store.plan(resolved.account) : undefined;
+		if (code === 'rate_limited')
+			details = { limit: plan?.rateLimit ?? 0, retry_after: fault.retryAfter };
+		if (code === 'quota_exceeded' && resolved.status === 'ok') {
+			details = {
+				used: store.usage(resolved.account).used,
+				quota: plan?.quota ?? 0,
+				retry_after: fault.retryAfter,
+				upgrade_url: `${runtime.origin}/app/settings/billing`,
+			};
+		}
+	}
+	const message = fault.message ?? `Injected fault: ${status} ${code}.`;
+	return new ApiError(code, message, details, headers, status);
+}
+
+/** After each answer: `onExchange` (API requests only), then the log line. */
+function addResponseHooks(
+	{ app, states, log }: Sandbox,
+	onExchange: SandboxOptions['onExchange'],
+): void {
 	if (onExchange) {
 		app.addHook('onResponse', async (request, reply) => {
 			const path = pathOf(request.url);
 			const state = states.get(request);
-			if (!state || path === '/_control' || path.startsWith('/_control/')) return;
+			if (!state || isControlPath(path)) return;
 			onExchange({
 				method: request.method,
 				path,
@@ -322,159 +419,135 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 			});
 		});
 	}
-
 	if (log) {
 		app.addHook('onResponse', async (request, reply) => {
 			log(request.method, request.url, reply.statusCode, reply.elapsedTime);
 		});
 	}
+}
 
-	// The API, under /v1: authentication on every route, the rate limit on the metered ones.
-	await app.register(
-		async (v1) => {
-			v1.addHook('onRequest', async (request, reply) => {
-				const state = states.get(request);
-				if (!state || reply.sent) return undefined;
-				const resolved = store.resolveKey(bearer(request.headers.authorization));
-				if (resolved.status !== 'ok') {
-					const message = {
-						missing: 'Missing API key: send the header "Authorization: Bearer <API key>".',
-						unknown: 'Invalid API key.',
-						revoked:
-							'This API key was revoked: create a new key in the app under Settings, API keys.',
-					}[resolved.status];
-					return finish(request, reply, new ApiError('unauthorized', message).toResult());
-				}
-				state.account = resolved.account;
-				state.key = resolved.key;
-				// The API ties the per-minute budget to the metered calls: POST /decide/{slug}
-				// (whose every response carries the headers) and POST /decisions (429 listed).
-				// Reads and feedback are not limited.
-				if (!isRateLimitedRoute(request.method, request.url)) return undefined;
-				state.rateLimited = true;
-				const plan = store.plan(resolved.account);
-				const reserved = store.reserveRate(resolved.key, plan);
-				if (!reserved.ok) {
-					const retryAfter = Math.max(1, Math.ceil(reserved.info.resetMs / 1000));
-					return finish(
-						request,
-						reply,
-						new ApiError(
-							'rate_limited',
-							`Rate limit reached: ${reserved.info.limit} requests per minute for this key. Retry in ${retryAfter} s.`,
-							{ limit: reserved.info.limit, retry_after: retryAfter },
-							{ [RATE_LIMIT_HEADERS.retryAfter]: String(retryAfter) },
-						).toResult(),
-					);
-				}
-				state.rateToken = reserved.token;
-				return undefined;
-			});
-
-			const accountOf = (request: FastifyRequest): Account => {
-				const account = states.get(request)?.account;
-				if (!account) throw new Error('internal: unauthenticated request reached a handler');
-				return account;
-			};
-			type SlugParams = { Params: { slug: string } };
-
-			v1.post<SlugParams>(
-				'/decide/:slug',
-				handle((request) => {
-					const state = states.get(request);
-					const params = request.params as { slug: string };
-					return api.decide(
-						runtime,
-						{
-							account: accountOf(request),
-							primaryTimeout: state?.fault?.primaryTimeout ?? false,
-							engineLatencyMs: state?.fault?.latencyAt === 'engine' ? state.fault.latencyMs : 0,
-							onQuotaReserved: (period) => {
-								if (state) state.quotaPeriod = period;
-							},
-						},
-						params.slug,
-						request.body,
-					);
-				}),
+/** The /v1 hook: the key on every route, and a unit of the per-minute budget on the metered ones. */
+function authenticate({ store, states }: Sandbox, answers: Answers) {
+	return async (request: FastifyRequest, reply: FastifyReply) => {
+		const state = states.get(request);
+		if (!state || reply.sent) return undefined;
+		const resolved = store.resolveKey(bearer(request.headers.authorization));
+		if (resolved.status !== 'ok') {
+			const message = {
+				missing: 'Missing API key: send the header "Authorization: Bearer <API key>".',
+				unknown: 'Invalid API key.',
+				revoked: 'This API key was revoked: create a new key in the app under Settings, API keys.',
+			}[resolved.status];
+			return answers.finish(request, reply, new ApiError('unauthorized', message).toResult());
+		}
+		state.account = resolved.account;
+		state.key = resolved.key;
+		// The API ties the per-minute budget to the metered calls: POST /decide/{slug}
+		// (whose every response carries the headers) and POST /decisions (429 listed).
+		// Reads and feedback are not limited.
+		if (!isRateLimitedRoute(request.method, request.url)) return undefined;
+		state.rateLimited = true;
+		const plan = store.plan(resolved.account);
+		const reserved = store.reserveRate(resolved.key, plan);
+		if (!reserved.ok) {
+			const retryAfter = Math.max(1, Math.ceil(reserved.info.resetMs / 1000));
+			return answers.finish(
+				request,
+				reply,
+				new ApiError(
+					'rate_limited',
+					`Rate limit reached: ${reserved.info.limit} requests per minute for this key. Retry in ${retryAfter} s.`,
+					{ limit: reserved.info.limit, retry_after: retryAfter },
+					{ [RATE_LIMIT_HEADERS.retryAfter]: String(retryAfter) },
+				).toResult(),
 			);
-			v1.post(
-				'/runs/:run_id/feedback',
-				handle((request) =>
-					api.feedback(
-						runtime,
-						accountOf(request),
-						(request.params as { run_id: string }).run_id,
-						request.body,
-					),
-				),
-			);
-			v1.post(
-				'/decisions',
-				handle((request) => api.createDecision(runtime, accountOf(request), request.body)),
-			);
-			v1.get(
-				'/templates',
-				handle((request) => {
-					accountOf(request);
-					return api.templates(request.query);
-				}),
-			);
-			v1.get(
-				'/decisions',
-				handle((request) => api.listDecisions(runtime, accountOf(request))),
-			);
-			v1.get(
-				'/decisions/:slug',
-				handle((request) =>
-					api.getDecision(runtime, accountOf(request), (request.params as { slug: string }).slug),
-				),
-			);
-		},
-		{ prefix: '/v1' },
-	);
-
-	if (controlOn) {
-		await app.register(
-			async (control) => {
-				for (const route of controlRoutes(runtime, faults, defaults)) {
-					control.route({
-						method: route.method,
-						url: route.url,
-						handler: handle((request) =>
-							route.handler({
-								body: request.body,
-								query: request.query,
-								params: request.params as Record<string, string>,
-							}),
-						),
-					});
-				}
-			},
-			{ prefix: '/_control' },
-		);
-	}
-
-	await app.listen({ host, port: options.port ?? DEFAULT_PORT });
-	const address = app.server.address() as AddressInfo;
-	const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-	const origin = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${address.port}`;
-	runtime.origin = origin;
-
-	let closing: Promise<void> | undefined;
-	return {
-		origin,
-		baseUrl: `${origin}/v1`,
-		store,
-		control: controlOn,
-		close() {
-			closing ??= (async () => {
-				// Held requests go on and the holds' timers stop: nothing waits for a max wait.
-				faults.close();
-				await app.close();
-				await storeFile?.close();
-			})();
-			return closing;
-		},
+		}
+		state.rateToken = reserved.token;
+		return undefined;
 	};
+}
+
+/** The API's routes (sandbox/api.ts does the work), for requests `authenticate` let through. */
+function apiRoutes(v1: FastifyInstance, { runtime, states }: Sandbox, { handle }: Answers): void {
+	const accountOf = (request: FastifyRequest): Account => {
+		const account = states.get(request)?.account;
+		if (!account) throw new Error('internal: unauthenticated request reached a handler');
+		return account;
+	};
+	type SlugParams = { Params: { slug: string } };
+
+	v1.post<SlugParams>(
+		'/decide/:slug',
+		handle((request) => {
+			const state = states.get(request);
+			const params = request.params as { slug: string };
+			return api.decide(
+				runtime,
+				{
+					account: accountOf(request),
+					primaryTimeout: state?.fault?.primaryTimeout ?? false,
+					engineLatencyMs: state?.fault?.latencyAt === 'engine' ? state.fault.latencyMs : 0,
+					onQuotaReserved: (period) => {
+						if (state) state.quotaPeriod = period;
+					},
+				},
+				params.slug,
+				request.body,
+			);
+		}),
+	);
+	v1.post(
+		'/runs/:run_id/feedback',
+		handle((request) =>
+			api.feedback(
+				runtime,
+				accountOf(request),
+				(request.params as { run_id: string }).run_id,
+				request.body,
+			),
+		),
+	);
+	v1.post(
+		'/decisions',
+		handle((request) => api.createDecision(runtime, accountOf(request), request.body)),
+	);
+	v1.get(
+		'/templates',
+		handle((request) => {
+			accountOf(request);
+			return api.templates(request.query);
+		}),
+	);
+	v1.get(
+		'/decisions',
+		handle((request) => api.listDecisions(runtime, accountOf(request))),
+	);
+	v1.get(
+		'/decisions/:slug',
+		handle((request) =>
+			api.getDecision(runtime, accountOf(request), (request.params as { slug: string }).slug),
+		),
+	);
+}
+
+/** The control surface's routes (sandbox/control.ts), under /_control. */
+function controlSurface(
+	control: FastifyInstance,
+	{ runtime, faults }: Sandbox,
+	{ handle }: Answers,
+	defaults: ControlDefaults,
+): void {
+	for (const route of controlRoutes(runtime, faults, defaults)) {
+		control.route({
+			method: route.method,
+			url: route.url,
+			handler: handle((request) =>
+				route.handler({
+					body: request.body,
+					query: request.query,
+					params: request.params as Record<string, string>,
+				}),
+			),
+		});
+	}
 }

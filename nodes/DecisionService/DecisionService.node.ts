@@ -14,7 +14,7 @@ import * as template from './actions/template';
 import * as listSearch from './methods/list-search';
 import * as loadOptions from './methods/load-options';
 import * as resourceMapping from './methods/resource-mapping';
-import { configuredOutputs } from './expressions';
+import { configuredOutputs } from './outputs/configured';
 import { reviewWebhooks } from './actions/decision/review/description';
 
 export class DecisionService implements INodeType {

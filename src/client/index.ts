@@ -2,10 +2,14 @@ export * from './client';
 export * from './errors';
 export { errorFromResponse } from './error-from-response';
 export * from './transport';
-export { forEachBounded } from './pool';
-export { RateGate, rateGateFor, type RateWindowInfo } from './rate-gate';
-export { ConcurrencyLimiter } from './limiter';
-export { DEFAULT_MAX_CONCURRENCY, MAX_IN_FLIGHT } from './concurrency';
+export { RateGate, rateGateFor } from './rate-gate';
+export type { RateWindowInfo } from './rate-headers';
+export {
+	ConcurrencyLimiter,
+	DEFAULT_MAX_CONCURRENCY,
+	MAX_IN_FLIGHT,
+	forEachBounded,
+} from './concurrency';
 export { checkBaseUrl } from './base-url';
 export {
 	DECISION_REUSE_MS,

@@ -1,8 +1,11 @@
 /**
- * The scheduler of a key's decides in this process (issue 18). The plans are fixed windows: a
- * budget per window, back in full when the window resets. So the fastest legal schedule spends
- * what the window has left as soon as requests come (up to Max Concurrency, the callers' cap),
- * then holds new requests until the reset; a long run goes window by window at the budget.
+ * Long because the gate is one state machine: every method reads and changes the same fields.
+ *
+ * The scheduler of a key's decides in this process: a run goes as fast as the key's plan allows,
+ * not at a steady pace, and no 429 reaches the user. The plans are fixed windows: a budget per
+ * window, back in full when the window resets. So the fastest legal schedule spends what the
+ * window has left as soon as requests come (up to Max Concurrency, the callers' cap), then holds
+ * new requests until the reset; a long run goes window by window at the budget.
  *
  * - Nothing known yet (the first request of the process to a key): every request goes. A run that
  *   fits a small plan's budget goes at once; the excess over it gets a 429 that costs nothing, is
@@ -31,15 +34,7 @@
  * budget); across processes the service's 429s are the shared truth. No timers: callers wait
  * with their own sleep for the time tryReserve says.
  */
-import { RATE_WINDOW_MAX_MS } from './rate-headers';
-
-/** What one response told us of the key's rate window. */
-export interface RateWindowInfo {
-	limit?: number;
-	remaining?: number;
-	/** Seconds until the window resets (the service rounds up). */
-	resetSeconds?: number;
-}
+import { RATE_WINDOW_MAX_MS, type RateWindowInfo } from './rate-headers';
 
 export type Reservation = { ticket: number } | { waitMs: number };
 

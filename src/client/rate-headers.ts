@@ -15,7 +15,14 @@
  * so a bad header can neither block a key beyond one window nor make a request storm.
  */
 import { RATE_LIMIT_HEADERS } from '../contract';
-import type { RateWindowInfo } from './rate-gate';
+
+/** What one response told us of the key's rate window, as `rateWindowOf` reads it. */
+export interface RateWindowInfo {
+	limit?: number;
+	remaining?: number;
+	/** Seconds until the window resets (the service rounds up). */
+	resetSeconds?: number;
+}
 
 /** The API's rate window is a minute: no wait is longer. */
 export const RATE_WINDOW_MAX_MS = 60_000;

@@ -1,6 +1,7 @@
 /**
- * The request loop under every operation of the client (see Requester). One file because the loop,
- * the rate gate and the failure each attempt can end in are read together (hence its length).
+ * Long because the loop, its waits on the rate gate and the error each attempt ends in read as one.
+ *
+ * The request loop under every operation of the client (see Requester).
  */
 import type { ZodMiniType } from 'zod/v4/mini';
 import { BOUNDS, ownValue, type ErrorDetail } from '../contract';
@@ -22,8 +23,12 @@ import {
 	mayRetryTransportFailure,
 	type RetryClass,
 } from './retry';
-import { ConcurrencyLimiter, checkCapacity } from './limiter';
-import { DEFAULT_MAX_CONCURRENCY, MAX_IN_FLIGHT } from './concurrency';
+import {
+	ConcurrencyLimiter,
+	DEFAULT_MAX_CONCURRENCY,
+	MAX_IN_FLIGHT,
+	checkCapacity,
+} from './concurrency';
 import { rateGateFor, type RateGate } from './rate-gate';
 import { rateLimitWaitMs, rateWindowOf } from './rate-headers';
 import {

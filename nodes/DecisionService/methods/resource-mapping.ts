@@ -6,7 +6,7 @@ import type {
 	ResourceMapperValue,
 } from 'n8n-workflow';
 import type { ContextField, Decision } from '../../../src/contract';
-import { forReview, OUTPUTS_LIST_PARAMETER, outputsListFor } from '../outputs-list';
+import { forReview, OUTPUTS_LIST_PARAMETER, outputsListFor } from '../outputs/list';
 import { toNodeError } from '../errors';
 import { createDecisionClient } from '../transport';
 

@@ -1,10 +1,10 @@
 import type { INodeProperties } from 'n8n-workflow';
-import * as create from './create.operation';
-import * as decide from './decide.operation';
-import * as evaluate from './evaluate.operation';
+import * as create from './create';
+import * as decide from './decide';
+import * as evaluate from './evaluate';
 import * as get from './get.operation';
 import * as getMany from './get-many.operation';
-import * as review from './review.operation';
+import * as review from './review';
 
 export { create, decide, evaluate, get, getMany, review };
 

@@ -1,7 +1,7 @@
 /** The editor's fields of Decide: decision, input, outputs and options (declarations only, hence the length). */
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
-import { toolDescriptionOf } from '../../../expressions';
-import { OUTPUTS_LIST_PARAMETER } from '../../../outputs-list';
+import { toolDescriptionOf } from '../../../outputs/configured';
+import { OUTPUTS_LIST_PARAMETER } from '../../../outputs/list';
 import { decisionLocator } from '../../common';
 import { DEFAULT_MAX_CONCURRENCY, MAX_IN_FLIGHT } from '../../../../../src/client';
 

@@ -31,10 +31,10 @@ import {
 import { toNodeError } from '../../../errors';
 import { createDecisionClient } from '../../../transport';
 import { decideAll, prepareItems } from '../decide/execute';
-import { failedItemJson } from '../decide/failed-item';
-import { slugOf } from '../decide/input';
-import { addHints, newStats } from '../decide/receipt';
-import { answerOf } from '../decide/routing';
+import { failedItemJson } from '../../../pipeline/item-json';
+import { slugOf } from '../../../pipeline/input';
+import { addHints, newStats } from '../../../pipeline/receipt';
+import { answerOf } from '../../../outputs/targets';
 import type { EvaluateNodeOptions } from './description';
 
 /** Marks an item that needs no decide (it failed already, or carries its run). */

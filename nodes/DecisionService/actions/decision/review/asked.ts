@@ -11,7 +11,7 @@
  */
 import type { INode, INodeExecutionData, NodeTypeAndVersion } from 'n8n-workflow';
 import { ownObject, ownValue, type Decision } from '../../../../../src/contract';
-import { inputFor, type DecideInput, type ParameterReader } from '../decide/input';
+import { inputFor, type DecideInput, type ParameterReader } from '../../../pipeline/input';
 
 /** What building the page needs of n8n, in an execution and in a webhook alike. */
 export interface ReviewHost {

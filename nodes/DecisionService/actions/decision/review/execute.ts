@@ -18,10 +18,10 @@ import {
 } from 'n8n-workflow';
 import { ownValue } from '../../../../../src/contract';
 import { toNodeError } from '../../../errors';
-import { OUTPUTS_LIST_PARAMETER, reviewLayout } from '../../../outputs-list';
+import { OUTPUTS_LIST_PARAMETER, reviewLayout } from '../../../outputs/list';
 import { createDecisionClient } from '../../../transport';
-import { slugOf } from '../decide/input';
-import { runsAsTool } from '../decide/tool';
+import { slugOf } from '../../../pipeline/input';
+import { runsAsTool } from '../../../pipeline/tool';
 import { timeLimitMs } from './description';
 
 /** Most items on one page: two form fields each, and n8n reads at most 1000 fields of a form. */

@@ -9,8 +9,8 @@ import { ownValue, type ContextField, type Decision } from '../../../../../src/c
 import { readAnswer } from '../../../../../src/answer';
 import { kindOf, type KeyedDecision } from '../../../../../src/kinds';
 import type { ReviewAnswer, ReviewField, ReviewItem, ReviewPage } from '../../../../../src/review';
-import { NO_LABEL_KEY, type OutputsListEntry } from '../../../outputs-list';
-import type { DecideInput } from '../decide/input';
+import { NO_LABEL_KEY, type OutputsListEntry } from '../../../outputs/list';
+import type { DecideInput } from '../../../pipeline/input';
 
 /** Longest value shown for one field (a long e-mail body stays readable; the rest is cut). */
 const MAX_FIELD_TEXT = 4000;

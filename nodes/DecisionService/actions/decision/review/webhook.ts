@@ -23,11 +23,11 @@ import {
 	type ReviewPage,
 	type ReviewPick,
 } from '../../../../../src/review';
-import { decisionKeys, OUTPUTS_LIST_PARAMETER, reviewLayout } from '../../../outputs-list';
+import { decisionKeys, OUTPUTS_LIST_PARAMETER, reviewLayout } from '../../../outputs/list';
 import type { DecisionClient } from '../../../../../src/client';
 import { createDecisionClient } from '../../../transport';
 import { kindOf, sameAnswer } from '../../../../../src/kinds';
-import { itemPerTarget } from '../decide/routing';
+import { itemPerTarget } from '../../../outputs/targets';
 import { askedInputs, decideSourceOf, resultFieldOf } from './asked';
 import type { ReviewNodeOptions } from './description';
 import { REVIEW_FIELD, REVIEW_UNTIL, routeOnResume } from './execute';

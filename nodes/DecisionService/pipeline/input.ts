@@ -6,7 +6,7 @@ import {
 	type INodeExecutionData,
 	type ResourceMapperValue,
 } from 'n8n-workflow';
-import { ownObject, ownValue } from '../../../../../src/contract';
+import { ownObject, ownValue } from '../../../src/contract';
 
 export type DecideInput = string | Record<string, unknown>;
 

@@ -8,7 +8,7 @@
  * Unit tests evaluate them through n8n's own expression engine.
  */
 import type { INodeOutputConfiguration, INodeParameters } from 'n8n-workflow';
-import type { OutputsListEntry, SavedOutputsList } from './outputs-list';
+import type { OutputsListEntry, SavedOutputsList } from './list';
 
 /**
  * The node's outputs, from its saved parameters alone. n8n evaluates this inside an expression

@@ -5,10 +5,10 @@
  * Pure: no n8n context.
  */
 import type { IDataObject } from 'n8n-workflow';
-import type { RunAnswer } from '../../../../../src/contract';
-import { kindOfRun } from '../../../../../src/kinds';
-import { closeCall, type CloseCallJudged } from '../../../../../src/evaluate';
-import { NO_LABEL_KEY, type OutputsLayout } from '../../../outputs-list';
+import type { RunAnswer } from '../../../src/contract';
+import { kindOfRun } from '../../../src/kinds';
+import { closeCall, type CloseCallJudged } from '../../../src/evaluate';
+import { NO_LABEL_KEY, type OutputsLayout } from '../outputs/list';
 
 /**
  * The close call of a run answered `ok`, or undefined when it is not one (gap 0 = off, a pending

@@ -4,7 +4,7 @@
  * waits are not listed: the client does not report the waits of requests that succeeded.
  */
 import type { IExecuteFunctions, INodeExecutionData, NodeExecutionHint } from 'n8n-workflow';
-import type { RunAnswer } from '../../../../../src/contract';
+import type { RunAnswer } from '../../../src/contract';
 
 /** What decideAll did: requests answered by the service, answers reused, items refused locally. */
 export interface DecideStats {

@@ -6,8 +6,8 @@
  * thrown errors, so every kind of agent reads them the same way.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import type { RunAnswer } from '../../../../../src/contract';
-import { answerOf } from './routing';
+import type { RunAnswer } from '../../../src/contract';
+import { answerOf } from '../outputs/targets';
 
 /** Longest error text handed to an agent: enough for the message and the hint, short enough for a prompt. */
 const MAX_ERROR_TEXT = 600;

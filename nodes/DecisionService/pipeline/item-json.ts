@@ -1,6 +1,6 @@
 /** What a failed Decide item carries, with the error output and without. */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
-import { mayHaveBeenCharged, serviceCodeOf } from '../../../errors';
+import { mayHaveBeenCharged, serviceCodeOf } from '../errors';
 
 /** What a failed item carries under `error`: the message, the hint, the code, whether it was charged. */
 export function errorObject(error: Error): IDataObject {

@@ -16,8 +16,8 @@
  * from `outputsLayout` below, which mirrors `configuredOutputs` (expressions.ts).
  */
 import type { ResourceMapperField } from 'n8n-workflow';
-import type { Decision } from '../../src/contract';
-import { kindOf } from '../../src/kinds';
+import type { Decision } from '../../../src/contract';
+import { kindOf } from '../../../src/kinds';
 
 /** The node parameter that stores the Outputs list. */
 export const OUTPUTS_LIST_PARAMETER = 'routes';

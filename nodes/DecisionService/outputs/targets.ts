@@ -1,12 +1,12 @@
 /**
- * Where a run goes, and what is written on its item: pure functions of the run and the saved
- * Outputs list, with no n8n context, so every status and type is unit-tested (test/unit/routing).
+ * Where an item goes: the one place that says which outputs a run (Decide), a failed item, or a
+ * person's pick (Review) goes to, given the layout of the saved Outputs list (layout.ts). Pure: no
+ * n8n context, so every status and kind is unit-tested (test/unit/routing).
  */
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
-import { RUN_STATUSES, jsonCopy, type RunAnswer } from '../../../../../src/contract';
-import { writeAnswer } from '../../../../../src/answer';
-import { kindOfRun } from '../../../../../src/kinds';
-import type { OutputsLayout } from '../../../outputs-list';
+import type { INodeExecutionData } from 'n8n-workflow';
+import { RUN_STATUSES, jsonCopy, type RunAnswer } from '../../../src/contract';
+import { kindOfRun } from '../../../src/kinds';
+import type { OutputsLayout, ReviewLayout } from './layout';
 
 const KNOWN_STATUSES: readonly string[] = RUN_STATUSES;
 
@@ -43,8 +43,10 @@ function answerKeys(run: RunAnswer): string[] | undefined {
  * run to its level. A key the layout does not know, or a run anomalyOf refuses, goes to Other, so
  * nothing is dropped.
  */
-export function targetsFor(run: RunAnswer, layout: OutputsLayout): number[] {
+export function targetsFor(run: RunAnswer, layout: OutputsLayout, closeCall = false): number[] {
 	if (anomalyOf(run) !== undefined) return [layout.other];
+	// Close Call Gap: a near tie goes to Uncertain, whatever it answered.
+	if (closeCall) return [layout.uncertain];
 	if (run.status === 'pending') return [layout.pending];
 	if (run.status === 'uncertain') return [layout.uncertain];
 	const keys = answerKeys(run);
@@ -84,10 +86,24 @@ export function itemPerTarget(
 }
 
 /**
- * What is written on the item: the compact answer (Simplify) or the whole run, as src/answer.ts's
- * contract says (Evaluate, Review and Send Feedback read it back with `readAnswer`).
+ * Where a failed item goes (continue-on-fail): Other, and with n8n's error output also every
+ * output kept where the error output used to be (each holds what n8n's error output would).
  */
-export function answerOf(run: RunAnswer, simplify: boolean): IDataObject {
-	// Written from parsed JSON: every value is JSON, what IDataObject holds.
-	return writeAnswer(run, simplify) as IDataObject;
+export function failedTargets(
+	layout: OutputsLayout,
+	usesErrorOutput: boolean,
+): { other: number; keepers: number[] } {
+	return { other: layout.other, keepers: usesErrorOutput ? layout.errorKeepers : [] };
+}
+
+/**
+ * Where a person's pick goes in Review: each picked key's output, lowest first (classify: every
+ * label picked), No Label for no label; Not Reviewed for a key the list does not have (a key
+ * removed from the list since the page was built).
+ */
+export function pickTargets(keys: readonly string[], layout: ReviewLayout): number[] {
+	const targets = keys.length
+		? [...new Set(keys.map((key) => layout.indexOf.get(key) ?? layout.notReviewed))]
+		: [layout.noLabel ?? layout.notReviewed];
+	return targets.sort((a, b) => a - b);
 }

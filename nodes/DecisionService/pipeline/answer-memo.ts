@@ -6,7 +6,7 @@
  * asked (so a changed input is decided anew); bounded in entries and time, oldest dropped first.
  */
 import { createHash } from 'crypto';
-import type { RunAnswer } from '../../../../../src/contract';
+import type { RunAnswer } from '../../../src/contract';
 
 export type MemoOutcome = { run: RunAnswer } | { chargedFailure: Error };
 

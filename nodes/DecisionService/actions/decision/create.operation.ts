@@ -1,2 +1,0 @@
-export { description } from './create/description';
-export { execute } from './create/execute';

@@ -1,2 +1,0 @@
-export { description } from './decide/description';
-export { execute } from './decide/execute';

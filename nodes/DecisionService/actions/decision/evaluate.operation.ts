@@ -1,2 +1,0 @@
-export { description } from './evaluate/description';
-export { execute } from './evaluate/execute';

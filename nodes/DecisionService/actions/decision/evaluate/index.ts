@@ -1,0 +1,2 @@
+export { description } from './description';
+export { execute } from './execute';

@@ -1,0 +1,3 @@
+export { description } from './description';
+export { execute } from './execute';
+export { webhook } from './webhook';

@@ -1,0 +1,112 @@
+/**
+ * The first step every operation that decides takes: every item's decision and input read, and
+ * checked against the decision's declared fields before anything is sent (an item that fails
+ * spends no quota). Decide, Evaluate and the tool run on it.
+ */
+import {
+	NodeOperationError,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+} from 'n8n-workflow';
+import type { DecisionClient, RecentDecision } from '../../../src/client';
+import type { Decision } from '../../../src/contract';
+import { validateDecideInput } from '../../../src/contract/validation';
+import { toNodeError } from '../errors';
+import { inputFor, slugOf, type DecideInput } from './input';
+
+export type Prepared = { slug: string; input: DecideInput } | { error: Error };
+
+/** The problems of an input against its decision's declared fields, as one error naming the item. */
+function validationError(
+	n8n: IExecuteFunctions,
+	decision: Decision,
+	input: DecideInput,
+	itemIndex: number,
+): NodeOperationError | undefined {
+	const problems = validateDecideInput(decision.context.fields, input);
+	if (!problems.length) return undefined;
+	const listed = problems
+		.map((problem) => `field "${problem.field.replace(/^input\./, '')}" ${problem.message}`)
+		.join('; ');
+	return new NodeOperationError(n8n.getNode(), listed.charAt(0).toUpperCase() + listed.slice(1), {
+		itemIndex,
+		description: `Decision "${decision.slug}" declares these fields. No request was sent for this item, so no quota was spent.`,
+	});
+}
+
+/**
+ * Every item's slug and input, checked against its decision unless the user turned that off.
+ * `skip` (Evaluate): items that need no decide get that error entry instead, and are not read.
+ * Every item is read first and each decision asked for as soon as its slug is known, so the
+ * round trip overlaps the reading of the other items; the checks then go in item order, so
+ * without continue-on-fail the first item that fails is the one reported. A decision reused from
+ * an earlier execution is fetched again before an input is refused against it; one kept for over a
+ * minute serves the checks and is fetched again beside the run, once the checks are done (so no run
+ * waits for that read: recent-decisions.ts).
+ */
+export async function prepareItems(
+	n8n: IExecuteFunctions,
+	items: INodeExecutionData[],
+	client: DecisionClient,
+	validate: boolean,
+	skip?: (itemIndex: number) => Error | undefined,
+): Promise<Prepared[]> {
+	const continueOnFail = n8n.continueOnFail();
+	const decisions = new Map<string, RecentDecision>();
+	const read: Array<Prepared | { skipped: Error }> = [];
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		const skipped = skip?.(itemIndex);
+		if (skipped) {
+			read.push({ skipped });
+			continue;
+		}
+		try {
+			const slug = slugOf(n8n, itemIndex);
+			if (!slug) {
+				throw new NodeOperationError(n8n.getNode(), 'No decision selected', {
+					itemIndex,
+				});
+			}
+			const input = inputFor(n8n, items[itemIndex], itemIndex);
+			if (validate && !decisions.has(slug)) {
+				const asked = client.recentDecision(slug);
+				// Awaited below, in item order; until then a failure must not go unhandled.
+				asked.decision.catch(() => undefined);
+				decisions.set(slug, asked);
+			}
+			read.push({ slug, input });
+		} catch (error) {
+			read.push({ error: toNodeError(n8n.getNode(), error, itemIndex) });
+			// Without continue-on-fail this item fails the node unless an earlier one fails its check.
+			if (!continueOnFail) break;
+		}
+	}
+	const prepared: Prepared[] = [];
+	for (let itemIndex = 0; itemIndex < read.length; itemIndex++) {
+		const entry = read[itemIndex];
+		if ('skipped' in entry) {
+			prepared.push({ error: entry.skipped });
+			continue;
+		}
+		try {
+			if ('error' in entry) throw entry.error;
+			if (validate) {
+				let asked = decisions.get(entry.slug)!;
+				let invalid = validationError(n8n, await asked.decision, entry.input, itemIndex);
+				if (invalid && asked.reused) {
+					asked = client.recentDecision(entry.slug, true);
+					decisions.set(entry.slug, asked);
+					invalid = validationError(n8n, await asked.decision, entry.input, itemIndex);
+				}
+				if (invalid) throw invalid;
+			}
+			prepared.push(entry);
+		} catch (error) {
+			const nodeError = toNodeError(n8n.getNode(), error, itemIndex);
+			if (!continueOnFail) throw nodeError;
+			prepared.push({ error: nodeError });
+		}
+	}
+	for (const asked of decisions.values()) asked.refresh?.();
+	return prepared;
+}
