@@ -29,12 +29,13 @@
  * `--label before`) is beside it: our node's figures before → after, scenario by scenario.
  */
 import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startSandbox } from '../sandbox/server';
 import { N8N_VERSION } from '../harness/n8n-install';
-import { freePort, packTarball, projectRoot } from '../harness/n8n-env';
+import { projectRoot } from '../harness/n8n-env';
+import { machine } from './measure';
 import { makespanFloorMs, measureIdleCpu, windowStarts } from './n8n-bench';
 import { renderRatioPlot, type RatioPoint } from './plot';
 import { flag, option } from './setup';
@@ -44,19 +45,24 @@ import {
 	LATENCIES,
 	NO_LATENCY,
 	PLANS,
+	SCALE,
 	contenderLabel,
-	prepareBenchN8n,
 	recordExchange,
 	runOnce,
 	runServiceAlone,
-	startBenchN8n,
+	runTwoProcessesOnce,
+	setUpBench,
+	startMainN8n,
+	startSecondN8n,
+	warmUp,
 	type BenchN8n,
+	type BenchSetUp,
 	type Latency,
 	type Plan,
 	type Share,
 	type ThroughputFigures,
 } from './throughput';
-import { bearerCredentialIdOf, benchWorkflow } from './workflows';
+import { benchWorkflow, type Contender } from './workflows';
 
 /** The answers' latency in the webhook case (60 executions of one item each). */
 const WEBHOOK_LATENCY_MS = 800;
@@ -261,25 +267,306 @@ function table(rows: MakespanRow[]): string {
 	return [header, `|${'---|'.repeat(17)}`, ...lines].join('\n');
 }
 
-export async function runMakespan(): Promise<void> {
-	const windowMs = flag('window-ms', 10_000);
-	const subset = process.argv.includes('--subset');
-	// A look at some scenarios only: they run, their rows and arrivals are printed, nothing is written.
+interface MakespanOptions {
+	windowMs: number;
+	subset: boolean;
+	/** A look at some scenarios only: they run, their rows and arrivals are printed, nothing is written. */
+	only?: RegExp;
+	label?: string;
+	outDir: string;
+}
+
+function makespanOptions(): MakespanOptions {
 	const onlyPattern = option('scenarios');
-	const only = onlyPattern === undefined ? undefined : new RegExp(onlyPattern);
-	const label = option('label');
-	const outDir = option('out') ?? join(projectRoot, 'bench', 'results');
+	return {
+		windowMs: flag('window-ms', 10_000),
+		subset: process.argv.includes('--subset'),
+		only: onlyPattern === undefined ? undefined : new RegExp(onlyPattern),
+		label: option('label'),
+		outDir: option('out') ?? join(projectRoot, 'bench', 'results'),
+	};
+}
+
+/** The webhook case's n8n alone: the same workflow with a Wait of one answer's time. */
+const N8N_WAIT = { id: 'makespanN8nWait', path: 'makespan-n8n-wait' };
+
+function writeN8nWaitWorkflow(setUp: BenchSetUp): void {
+	writeFileSync(
+		join(setUp.workflowsDir, `${N8N_WAIT.id}.json`),
+		JSON.stringify(
+			benchWorkflow({
+				id: N8N_WAIT.id,
+				contender: 'n8n-wait',
+				webhookPath: N8N_WAIT.path,
+				credentialId: setUp.credentials[0].id,
+				baseUrl: setUp.sandbox.baseUrl,
+				apiKey: FREE.key,
+				perItemOutcome: true,
+				waitSeconds: WEBHOOK_LATENCY_MS / 1000,
+			}),
+		),
+	);
+}
+
+/** One run of a contender (or n8n alone) in a scenario, with that round's n8n alone. */
+interface ContenderRun {
+	figures: ThroughputFigures;
+	n8nAloneWallMs?: number;
+}
+
+/**
+ * The service alone, first: the windows before the last, plus the last window's items sent at
+ * once by the least client.
+ */
+async function serviceAloneFloor(setUp: BenchSetUp, scenario: Scenario): Promise<number> {
+	const windows = Math.max(1, Math.ceil(scenario.items / scenario.plan.limit));
+	const lastWindowItems = scenario.items - (windows - 1) * scenario.plan.limit;
+	const alone = await runServiceAlone(
+		setUp.sandbox,
+		scenario.plan,
+		scenario.latency,
+		lastWindowItems,
+		setUp.windowMs,
+	);
+	if (alone.ok !== lastWindowItems)
+		throw new Error(`the service alone answered ${alone.ok} of ${lastWindowItems} decides`);
+	return (windows - 1) * setUp.windowMs + alone.makespanMs;
+}
+
+/**
+ * Every contender's runs of a scenario. The webhook case is n8n-bound and its single runs vary by
+ * ±20 % (the machine's pace drifts between minutes): each of its rounds runs n8n alone, then the
+ * contenders in a rotated order. Other scenarios run once.
+ */
+async function runRounds(
+	setUp: BenchSetUp,
+	scenario: Scenario,
+	shares: (contender: Contender) => Share[],
+): Promise<Map<Contender, ContenderRun[]>> {
+	const rounds = scenario.executions ? WEBHOOK_ROUNDS : 1;
+	const runsOf = new Map<Contender, ContenderRun[]>();
+	for (let round = 0; round < rounds; round++) {
+		const n8nAloneWallMs = scenario.executions
+			? (
+					await runOnce(
+						setUp.sandbox,
+						scenario.plan,
+						NO_LATENCY,
+						'n8n-wait',
+						shares('n8n-wait').map((share) => ({ ...share, path: N8N_WAIT.path })),
+						setUp.windowMs,
+					)
+				).wallMs
+			: undefined;
+		const order = CONTENDERS.map((_, index) => CONTENDERS[(index + round) % CONTENDERS.length]);
+		for (const contender of order) {
+			const figures = await runOnce(
+				setUp.sandbox,
+				scenario.plan,
+				scenario.latency,
+				contender,
+				shares(contender),
+				setUp.windowMs,
+			);
+			runsOf.set(contender, [...(runsOf.get(contender) ?? []), { figures, n8nAloneWallMs }]);
+		}
+	}
+	return runsOf;
+}
+
+/** The run whose wall ÷ its round's n8n alone is the median (the only run outside the webhook case). */
+function medianRun(runs: ContenderRun[]): ContenderRun {
+	const paired = (run: ContenderRun) => run.figures.wallMs / (run.n8nAloneWallMs ?? 1);
+	const byRatio = [...runs].sort((a, b) => paired(a) - paired(b));
+	return byRatio[Math.floor(byRatio.length / 2)];
+}
+
+function logRow(row: MakespanRow, contender: Contender): void {
+	const { figures, n8nAloneWallMs, serviceAloneFloorMs = 0 } = row;
+	// Where our node's 429s fell (each costs nothing, but a refused burst costs time).
+	if (contender === 'decision-service' && figures.refusedAt.length) {
+		const first = Math.min(...figures.timestamps);
+		console.log(
+			`  its 429s at (ms after its first decide answered 2xx) ${figures.refusedAt.map((time) => Math.round(time - first)).join(',')}`,
+		);
+	}
+	console.log(
+		`${row.plan} ${row.latency} ${row.size} ${row.contender}: makespan ${seconds(figures.makespanMs)} s, floor ${seconds(row.floorMs)} s (÷ ${(figures.makespanMs / row.floorMs).toFixed(2)}), the service alone ${seconds(serviceAloneFloorMs)} s (÷ the higher floor ${floorRatio(row).toFixed(2)}), wall ${seconds(figures.wallMs)} s${n8nAloneWallMs === undefined ? '' : ` (n8n alone ${seconds(n8nAloneWallMs)} s)`}, decision reads ${figures.decisionReads}, failed ${figures.failed}, rate_limited to the user ${figures.rateLimitedToUser}, 429s sent ${figures.sent429}, rate ${figures.rateRatio?.toFixed(3) ?? 'n/a'}, other load ${figures.otherCores.toFixed(2)}${figures.sampleError ? `; first error: ${figures.sampleError}` : ''}${figures.executionErrors.length ? `; execution errors: ${figures.executionErrors.slice(0, 2).join(' | ')}` : ''}`,
+	);
+}
+
+/** One scenario: the service alone, every contender's runs, a row per contender (its median run). */
+async function runScenario(
+	setUp: BenchSetUp,
+	scenario: Scenario,
+	shares: (contender: Contender) => Share[],
+): Promise<MakespanRow[]> {
+	const serviceAloneFloorMs = await serviceAloneFloor(setUp, scenario);
+	const runsOf = await runRounds(setUp, scenario, shares);
+	return CONTENDERS.map((contender) => {
+		const { figures, n8nAloneWallMs } = medianRun(runsOf.get(contender)!);
+		const row: MakespanRow = {
+			plan: scenario.plan.name,
+			latency: scenario.latency.name,
+			size: scenario.size,
+			items: scenario.items,
+			contender: contenderLabel(contender),
+			floorMs: floorOf(scenario, figures, setUp.windowMs),
+			n8nAloneWallMs,
+			serviceAloneFloorMs,
+			figures,
+		};
+		logRow(row, contender);
+		return row;
+	});
+}
+
+const sizes = (plan: Plan): Array<[string, number]> => [
+	['1', 1],
+	['10', 10],
+	['100', 100],
+	[`1 window (${plan.limit})`, plan.limit],
+	[`3 windows (${3 * plan.limit})`, 3 * plan.limit],
+];
+
+/** Every scenario (or those --scenarios names): run sizes × plans × latencies, then the webhook case. */
+async function runScenarios(
+	setUp: BenchSetUp,
+	main: BenchN8n,
+	options: MakespanOptions,
+): Promise<MakespanRow[]> {
+	const runPlans = options.subset ? [FREE, SCALE] : [FREE, ...PLANS];
+	const latencies = options.subset ? [LATENCIES[1], LATENCIES[2]] : LATENCIES;
+	const rows: MakespanRow[] = [];
+	const run = async (scenario: Scenario, shares: (contender: Contender) => Share[]) => {
+		if (
+			options.only &&
+			!options.only.test(`${scenario.plan.name} ${scenario.latency.name} ${scenario.size}`)
+		)
+			return;
+		rows.push(...(await runScenario(setUp, scenario, shares)));
+	};
+	// Size by size, plan by plan: our node's next run with a key comes after the other plans'
+	// runs, so its rate gate's last window has (mostly) ended and few runs wait for it.
+	for (const latency of latencies)
+		for (let size = 0; size < 5; size++)
+			for (const plan of runPlans) {
+				const [sizeLabel, items] = sizes(plan)[size];
+				await run({ plan, latency, size: sizeLabel, items }, (contender) => [
+					{ n8n: main, path: setUp.pathOf(plan, contender), items },
+				]);
+			}
+	// 60 webhook executions of one item each, arriving together.
+	for (const plan of runPlans) {
+		await run(
+			{ plan, latency: LATENCIES[1], size: '60 executions × 1', items: 60, executions: 60 },
+			(contender) =>
+				Array.from({ length: 60 }, () => ({
+					n8n: main,
+					path: setUp.pathOf(plan, contender),
+					items: 1,
+				})),
+		);
+	}
+	return rows;
+}
+
+/** --scenarios: each row's decides' arrival times, then the table. */
+function printArrivals(rows: MakespanRow[]): void {
+	for (const row of rows) {
+		const first = Math.min(...row.figures.timestamps);
+		const arrivals = row.figures.timestamps.map((time) => Math.round(time - first));
+		console.log(`${row.contender}: decides arrived at (ms after the first) ${arrivals.join(',')}`);
+	}
+	console.log(`\n${table(rows)}\n`);
+}
+
+/** Two n8n processes on Scale's key, as two queue-mode workers, half of three windows each. */
+async function runTwoProcesses(setUp: BenchSetUp, processes: BenchN8n[]): Promise<MakespanRow> {
+	const items = 3 * SCALE.limit;
+	const scenario: Scenario = {
+		plan: SCALE,
+		latency: LATENCIES[1],
+		size: `3 windows (${items}), half in each of two n8n processes`,
+		items,
+	};
+	const figures = await runTwoProcessesOnce(setUp, processes, items);
+	const row: MakespanRow = {
+		plan: SCALE.name,
+		latency: LATENCIES[1].name,
+		size: scenario.size,
+		items,
+		contender: contenderLabel('decision-service'),
+		floorMs: floorOf(scenario, figures, setUp.windowMs),
+		figures,
+	};
+	console.log(
+		`two processes: makespan ${seconds(figures.makespanMs)} s, floor ${seconds(row.floorMs)} s, failed ${figures.failed}, 429s to the user ${figures.rateLimitedToUser}, sent ${figures.sent429}, rate ${figures.rateRatio?.toFixed(3)}`,
+	);
+	return row;
+}
+
+/**
+ * Prints the tables and writes makespan[-LABEL].json, its table and its plot into the out folder;
+ * without a label, also makespan-compare.md when makespan-before.json is there.
+ */
+async function writeMakespanReport(
+	options: MakespanOptions,
+	rows: MakespanRow[],
+	twoRow: MakespanRow,
+	minutes: number,
+): Promise<void> {
+	const { label, outDir, windowMs } = options;
+	const report = `${table(rows)}\n\nTwo n8n processes on one key:\n\n${table([twoRow])}`;
+	console.log(`\n${report}\n\nTook ${minutes.toFixed(1)} minutes.\n`);
+	const base = label ? `makespan-${label}` : 'makespan';
+	mkdirSync(outDir, { recursive: true });
+	const points: RatioPoint[] = rows.map((row) => ({
+		label: `${row.plan.split(' ')[0]} ${row.latency.split(',')[0]} ${row.size.split(' (')[0]}`,
+		contender: row.contender.startsWith('decision-service') ? 'decision-service' : row.contender,
+		ratio: row.figures.failed > 0 ? null : floorRatio(row),
+	}));
+	const plot = await renderRatioPlot(
+		points,
+		outDir,
+		`${base}-ratio.png`,
+		`makespan ÷ floor, items failed not drawn${label ? ` (${label})` : ''}; window ${windowMs / 1000} s`,
+	);
+	writeFileSync(
+		join(outDir, `${base}.json`),
+		`${JSON.stringify(
+			{
+				date: new Date().toISOString(),
+				n8n: N8N_VERSION,
+				windowMs,
+				subset: options.subset,
+				minutes,
+				machine: machine(),
+				rows,
+				twoProcesses: twoRow,
+			},
+			(key, value) =>
+				key === 'timestamps' || key === 'held' || key === 'refusedAt' ? undefined : value,
+			2,
+		)}\n`,
+	);
+	writeFileSync(join(outDir, `${base}-table.md`), `${report}\n\nPlot: ${plot}\n`);
+	console.log(`Wrote ${outDir}: ${base}.json, ${base}-table.md, ${plot}`);
+	const beforeFile = join(outDir, 'makespan-before.json');
+	if (!label && existsSync(beforeFile)) {
+		const compared = compareTable(JSON.parse(readFileSync(beforeFile, 'utf8')), {
+			rows,
+			twoProcesses: twoRow,
+		});
+		writeFileSync(join(outDir, 'makespan-compare.md'), `${compared}\n`);
+		console.log(`\nBefore → after (our node, default settings):\n\n${compared}\n`);
+	}
+}
+
+export async function runMakespan(): Promise<void> {
+	const options = makespanOptions();
+	const { windowMs } = options;
 	const begun = performance.now();
-	const plans = [FREE, ...PLANS];
-	const runPlans = subset ? [FREE, PLANS[2]] : plans;
-	const latencies = subset ? [LATENCIES[1], LATENCIES[2]] : LATENCIES;
-	const sizes = (plan: Plan): Array<[string, number]> => [
-		['1', 1],
-		['10', 10],
-		['100', 100],
-		[`1 window (${plan.limit})`, plan.limit],
-		[`3 windows (${3 * plan.limit})`, 3 * plan.limit],
-	];
 	const work = mkdtempSync(join(tmpdir(), 'decision-service-makespan-'));
 	const sandbox = await startSandbox({ port: 0, onExchange: recordExchange });
 	const started: BenchN8n[] = [];
@@ -287,305 +574,40 @@ export async function runMakespan(): Promise<void> {
 		console.log(
 			`Sandbox ${sandbox.baseUrl}; rate window ${windowMs} ms (the plan's minute scaled ${(60_000 / windowMs).toFixed(1)}×).`,
 		);
-		const tarball = packTarball(join(work, 'pack'));
-		const credentials = plans.map((plan) => ({ id: `makespanCred${plan.slug}`, key: plan.key }));
-		const workflowsDir = join(work, 'workflows');
-		const twoProcessDir = join(work, 'workflows-two-processes');
-		mkdirSync(workflowsDir);
-		mkdirSync(twoProcessDir);
-		const paths = new Map<string, string>();
-		const workflowIds: string[] = [];
-		for (const [index, plan] of plans.entries()) {
-			for (const contender of CONTENDERS) {
-				const id = `makespan${plan.slug}${contender.replace(/-/g, '')}`;
-				const path = `makespan-${plan.slug}-${contender}`;
-				paths.set(`${plan.slug}|${contender}`, path);
-				workflowIds.push(id);
-				const workflow = benchWorkflow({
-					id,
-					contender,
-					webhookPath: path,
-					credentialId: credentials[index].id,
-					baseUrl: sandbox.baseUrl,
-					apiKey: plan.key,
-					bearerCredentialId: bearerCredentialIdOf(credentials[index].id),
-					perItemOutcome: true,
-					batch:
-						contender === 'http-batched' ? { size: plan.limit, intervalMs: windowMs } : undefined,
-				});
-				writeFileSync(join(workflowsDir, `${id}.json`), JSON.stringify(workflow));
-				if (plan === PLANS[2] && contender === 'decision-service')
-					writeFileSync(join(twoProcessDir, `${id}.json`), JSON.stringify(workflow));
-			}
-		}
-		// n8n alone, for the webhook case: the same workflow with a Wait of one answer's time.
-		const n8nWaitPath = 'makespan-n8n-wait';
-		workflowIds.push('makespanN8nWait');
-		writeFileSync(
-			join(workflowsDir, 'makespanN8nWait.json'),
-			JSON.stringify(
-				benchWorkflow({
-					id: 'makespanN8nWait',
-					contender: 'n8n-wait',
-					webhookPath: n8nWaitPath,
-					credentialId: credentials[0].id,
-					baseUrl: sandbox.baseUrl,
-					apiKey: FREE.key,
-					perItemOutcome: true,
-					waitSeconds: WEBHOOK_LATENCY_MS / 1000,
-				}),
-			),
-		);
-		const pathOf = (plan: Plan, contender: string) => paths.get(`${plan.slug}|${contender}`)!;
-		const main = await startBenchN8n(
-			prepareBenchN8n(
-				join(work, 'user'),
-				tarball,
-				sandbox,
-				workflowsDir,
-				workflowIds,
-				credentials,
-				await freePort(),
-			),
-			[...paths.values(), n8nWaitPath],
-		);
+		const plans = [FREE, ...PLANS];
+		const setUp = setUpBench({
+			sandbox,
+			windowMs,
+			work,
+			prefix: 'makespan',
+			plans,
+			bearerCredentials: true,
+		});
+		writeN8nWaitWorkflow(setUp);
+		const main = await startMainN8n(setUp, [N8N_WAIT]);
 		started.push(main);
-		for (const plan of plans)
-			for (const contender of CONTENDERS)
-				await runOnce(
-					sandbox,
-					plan,
-					NO_LATENCY,
-					contender,
-					[{ n8n: main, path: pathOf(plan, contender), items: 5 }],
-					windowMs,
-				);
+		await warmUp(setUp, main, plans, 5);
 		await runOnce(
 			sandbox,
 			FREE,
 			NO_LATENCY,
 			'n8n-wait',
-			[{ n8n: main, path: n8nWaitPath, items: 5 }],
+			[{ n8n: main, path: N8N_WAIT.path, items: 5 }],
 			windowMs,
 		);
 		main.idleCpuMsPerSecond = await measureIdleCpu(main.instance.process!.pid!);
 
-		const rows: MakespanRow[] = [];
-		const run = async (scenario: Scenario, shares: (contender: string) => Share[]) => {
-			if (only && !only.test(`${scenario.plan.name} ${scenario.latency.name} ${scenario.size}`))
-				return;
-			// The webhook case is n8n-bound and its single runs vary by ±20 % (the machine's pace drifts
-			// between minutes): each round runs n8n alone, then the contenders in a rotated order, and
-			// each contender keeps the round whose wall ÷ that round's n8n alone is the median.
-			const rounds = scenario.executions ? WEBHOOK_ROUNDS : 1;
-			// The service alone, first: the last window's items at once from the least client.
-			const windows = Math.max(1, Math.ceil(scenario.items / scenario.plan.limit));
-			const lastWindowItems = scenario.items - (windows - 1) * scenario.plan.limit;
-			const alone = await runServiceAlone(
-				sandbox,
-				scenario.plan,
-				scenario.latency,
-				lastWindowItems,
-				windowMs,
-			);
-			if (alone.ok !== lastWindowItems)
-				throw new Error(`the service alone answered ${alone.ok} of ${lastWindowItems} decides`);
-			const serviceAloneFloorMs = (windows - 1) * windowMs + alone.makespanMs;
-			const runsOf = new Map<
-				string,
-				Array<{ figures: ThroughputFigures; n8nAloneWallMs?: number }>
-			>();
-			for (let round = 0; round < rounds; round++) {
-				const n8nAloneWallMs = scenario.executions
-					? (
-							await runOnce(
-								sandbox,
-								scenario.plan,
-								NO_LATENCY,
-								'n8n-wait',
-								shares('n8n-wait').map((share) => ({ ...share, path: n8nWaitPath })),
-								windowMs,
-							)
-						).wallMs
-					: undefined;
-				const order = CONTENDERS.map((_, index) => CONTENDERS[(index + round) % CONTENDERS.length]);
-				for (const contender of order) {
-					const figures = await runOnce(
-						sandbox,
-						scenario.plan,
-						scenario.latency,
-						contender,
-						shares(contender),
-						windowMs,
-					);
-					runsOf.set(contender, [...(runsOf.get(contender) ?? []), { figures, n8nAloneWallMs }]);
-				}
-			}
-			for (const contender of CONTENDERS) {
-				const paired = (run: { figures: ThroughputFigures; n8nAloneWallMs?: number }) =>
-					run.figures.wallMs / (run.n8nAloneWallMs ?? 1);
-				const byRatio = [...runsOf.get(contender)!].sort((a, b) => paired(a) - paired(b));
-				const { figures, n8nAloneWallMs } = byRatio[Math.floor(byRatio.length / 2)];
-				const row: MakespanRow = {
-					plan: scenario.plan.name,
-					latency: scenario.latency.name,
-					size: scenario.size,
-					items: scenario.items,
-					contender: contenderLabel(contender),
-					floorMs: floorOf(scenario, figures, windowMs),
-					n8nAloneWallMs,
-					serviceAloneFloorMs,
-					figures,
-				};
-				rows.push(row);
-				// Where our node's 429s fell (each costs nothing, but a refused burst costs time).
-				if (contender === 'decision-service' && figures.refusedAt.length) {
-					const first = Math.min(...figures.timestamps);
-					console.log(
-						`  its 429s at (ms after its first decide answered 2xx) ${figures.refusedAt.map((time) => Math.round(time - first)).join(',')}`,
-					);
-				}
-				console.log(
-					`${row.plan} ${row.latency} ${row.size} ${row.contender}: makespan ${seconds(figures.makespanMs)} s, floor ${seconds(row.floorMs)} s (÷ ${(figures.makespanMs / row.floorMs).toFixed(2)}), the service alone ${seconds(serviceAloneFloorMs)} s (÷ the higher floor ${floorRatio(row).toFixed(2)}), wall ${seconds(figures.wallMs)} s${n8nAloneWallMs === undefined ? '' : ` (n8n alone ${seconds(n8nAloneWallMs)} s)`}, decision reads ${figures.decisionReads}, failed ${figures.failed}, rate_limited to the user ${figures.rateLimitedToUser}, 429s sent ${figures.sent429}, rate ${figures.rateRatio?.toFixed(3) ?? 'n/a'}, other load ${figures.otherCores.toFixed(2)}${figures.sampleError ? `; first error: ${figures.sampleError}` : ''}${figures.executionErrors.length ? `; execution errors: ${figures.executionErrors.slice(0, 2).join(' | ')}` : ''}`,
-				);
-			}
-		};
-		// Size by size, plan by plan: our node's next run with a key comes after the other plans'
-		// runs, so its rate gate's last window has (mostly) ended and few runs wait for it.
-		for (const latency of latencies)
-			for (let size = 0; size < 5; size++)
-				for (const plan of runPlans) {
-					const [sizeLabel, items] = sizes(plan)[size];
-					await run({ plan, latency, size: sizeLabel, items }, (contender) => [
-						{ n8n: main, path: pathOf(plan, contender), items },
-					]);
-				}
-		// 60 webhook executions of one item each, arriving together.
-		for (const plan of runPlans) {
-			await run(
-				{ plan, latency: LATENCIES[1], size: '60 executions × 1', items: 60, executions: 60 },
-				(contender) =>
-					Array.from({ length: 60 }, () => ({
-						n8n: main,
-						path: pathOf(plan, contender),
-						items: 1,
-					})),
-			);
-		}
-
-		if (only) {
-			for (const row of rows) {
-				const first = Math.min(...row.figures.timestamps);
-				const arrivals = row.figures.timestamps.map((time) => Math.round(time - first));
-				console.log(
-					`${row.contender}: decides arrived at (ms after the first) ${arrivals.join(',')}`,
-				);
-			}
-			console.log(`\n${table(rows)}\n`);
+		const rows = await runScenarios(setUp, main, options);
+		if (options.only) {
+			printArrivals(rows);
 			return;
 		}
 
 		// Two n8n processes on one key, as two queue-mode workers: each its own rate gate.
-		const scale = PLANS[2];
-		const twoProcessPath = pathOf(scale, 'decision-service');
-		const second = await startBenchN8n(
-			prepareBenchN8n(
-				join(work, 'user-2'),
-				tarball,
-				sandbox,
-				twoProcessDir,
-				[`makespan${scale.slug}decisionservice`],
-				credentials,
-				await freePort(),
-			),
-			[twoProcessPath],
-		);
-		started.push(second);
-		await runOnce(
-			sandbox,
-			scale,
-			NO_LATENCY,
-			'decision-service',
-			[{ n8n: second, path: twoProcessPath, items: 5 }],
-			windowMs,
-		);
-		const items = 3 * scale.limit;
-		const twoScenario: Scenario = {
-			plan: scale,
-			latency: LATENCIES[1],
-			size: `3 windows (${items}), half in each of two n8n processes`,
-			items,
-		};
-		const figures = await runOnce(
-			sandbox,
-			scale,
-			LATENCIES[1],
-			'decision-service',
-			[main, second].map((n8n) => ({ n8n, path: twoProcessPath, items: items / 2 })),
-			windowMs,
-		);
-		const twoRow: MakespanRow = {
-			plan: scale.name,
-			latency: LATENCIES[1].name,
-			size: twoScenario.size,
-			items,
-			contender: contenderLabel('decision-service'),
-			floorMs: floorOf(twoScenario, figures, windowMs),
-			figures,
-		};
-		console.log(
-			`two processes: makespan ${seconds(figures.makespanMs)} s, floor ${seconds(twoRow.floorMs)} s, failed ${figures.failed}, 429s to the user ${figures.rateLimitedToUser}, sent ${figures.sent429}, rate ${figures.rateRatio?.toFixed(3)}`,
-		);
+		const second = await startSecondN8n(setUp, started, 5);
+		const twoRow = await runTwoProcesses(setUp, [main, second]);
 
-		const minutes = (performance.now() - begun) / 60_000;
-		const report = `${table(rows)}\n\nTwo n8n processes on one key:\n\n${table([twoRow])}`;
-		console.log(`\n${report}\n\nTook ${minutes.toFixed(1)} minutes.\n`);
-		const base = label ? `makespan-${label}` : 'makespan';
-		mkdirSync(outDir, { recursive: true });
-		const points: RatioPoint[] = rows.map((row) => ({
-			label: `${row.plan.split(' ')[0]} ${row.latency.split(',')[0]} ${row.size.split(' (')[0]}`,
-			contender: row.contender.startsWith('decision-service') ? 'decision-service' : row.contender,
-			ratio: row.figures.failed > 0 ? null : floorRatio(row),
-		}));
-		const plot = await renderRatioPlot(
-			points,
-			outDir,
-			`${base}-ratio.png`,
-			`makespan ÷ floor, items failed not drawn${label ? ` (${label})` : ''}; window ${windowMs / 1000} s`,
-		);
-		writeFileSync(
-			join(outDir, `${base}.json`),
-			`${JSON.stringify(
-				{
-					date: new Date().toISOString(),
-					n8n: N8N_VERSION,
-					windowMs,
-					subset,
-					minutes,
-					machine: {
-						cpus: cpus().length,
-						model: cpus()[0]?.model,
-						memoryGb: Math.round(totalmem() / 2 ** 30),
-					},
-					rows,
-					twoProcesses: twoRow,
-				},
-				(key, value) =>
-					key === 'timestamps' || key === 'held' || key === 'refusedAt' ? undefined : value,
-				2,
-			)}\n`,
-		);
-		writeFileSync(join(outDir, `${base}-table.md`), `${report}\n\nPlot: ${plot}\n`);
-		console.log(`Wrote ${outDir}: ${base}.json, ${base}-table.md, ${plot}`);
-		const beforeFile = join(outDir, 'makespan-before.json');
-		if (!label && existsSync(beforeFile)) {
-			const compared = compareTable(JSON.parse(readFileSync(beforeFile, 'utf8')), {
-				rows,
-				twoProcesses: twoRow,
-			});
-			writeFileSync(join(outDir, 'makespan-compare.md'), `${compared}\n`);
-			console.log(`\nBefore → after (our node, default settings):\n\n${compared}\n`);
-		}
+		await writeMakespanReport(options, rows, twoRow, (performance.now() - begun) / 60_000);
 	} finally {
 		for (const n8n of started) await n8n.instance.stop();
 		await sandbox.close();

@@ -1,5 +1,13 @@
-/** Figures of one process from /proc: CPU time and resident memory (Linux). */
+/** Figures of one process from /proc: CPU time and resident memory (Linux); the machine a report comes from. */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+
+/** The machine a report's figures come from. */
+export const machine = () => ({
+	cpus: cpus().length,
+	model: cpus()[0]?.model,
+	memoryGb: Math.round(totalmem() / 2 ** 30),
+});
 
 const TICKS_PER_SECOND = 100;
 

@@ -1,5 +1,4 @@
 /** Requests per second over time against the plan's limit: an SVG chart, rasterised to PNG by Chromium. */
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { launchHeadlessChromium } from '../harness/chromium';
 
@@ -92,13 +91,12 @@ ${legend}
 </svg>`;
 }
 
-/** Rasterises SVGs (900 × 420) to PNG files in `dir` with Chromium, the SVG beside each. */
+/** Rasterises SVGs (900 × 420) to PNG files in `dir` with Chromium: PNG only, the one format kept. */
 async function writePngs(charts: Array<{ name: string; svg: string }>, dir: string): Promise<void> {
 	const browser = await launchHeadlessChromium();
 	try {
 		const page = await browser.newPage({ viewport: { width: 900, height: 420 } });
 		for (const { name, svg } of charts) {
-			writeFileSync(join(dir, name.replace(/\.png$/, '.svg')), svg);
 			await page.setContent(`<html><body style="margin:0">${svg}</body></html>`);
 			await page.screenshot({
 				path: join(dir, name),

@@ -15,7 +15,7 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
@@ -34,7 +34,7 @@ import {
 	startN8n,
 	type N8nInstance,
 } from '../harness/n8n-env';
-import { cpuMs, median, peakRssMb, resetPeakRss, rssMb } from './measure';
+import { cpuMs, machine, median, peakRssMb, resetPeakRss, rssMb } from './measure';
 import {
 	controlSandbox,
 	figure,
@@ -406,98 +406,270 @@ function memoryTable(memory: MemoryRow[]): string {
 	);
 }
 
+/** The HTTP Request node sends its 10 000 requests at once: not the same load, but what n8n's own HTTP path costs. */
+const MEMORY_LEGS: Leg[] = [
+	{ contender: 'decision-service', concurrency: 20 },
+	{ contender: 'http-default' },
+	{ contender: 'no-op' },
+];
+
+/** The webhook paths of every scenario's legs (by `index|label`) and of the memory runs (by contender). */
+interface RunPaths {
+	paths: Record<string, string>;
+	memoryPaths: Map<string, string>;
+	workflowIds: string[];
+}
+
+/** One workflow per scenario and leg, and per memory leg, written into `workflowsDir`. */
+function writeWorkflows(
+	sandbox: RunningSandbox,
+	workflowsDir: string,
+	credentials: Array<{ id: string; key: string }>,
+): RunPaths {
+	const paths: Record<string, string> = {};
+	const workflowIds: string[] = [];
+	scenarios.forEach((scenario, index) => {
+		for (const leg of legsOf(scenario)) {
+			const initials = leg.contender
+				.split('-')
+				.map((word) => word[0])
+				.join('');
+			const id = `bench${index}${initials}${leg.concurrency ?? ''}`;
+			const path = `bench-${index}-${leg.contender}${leg.concurrency === undefined ? '' : `-c${leg.concurrency}`}`;
+			paths[`${index}|${rowLabel(leg)}`] = path;
+			workflowIds.push(id);
+			const workflow = benchWorkflow({
+				id,
+				contender: leg.contender,
+				webhookPath: path,
+				credentialId: credentials[index].id,
+				baseUrl: sandbox.baseUrl,
+				apiKey: scenario.key,
+				concurrency: leg.concurrency ?? 1,
+				batch: batchOf(scenario, leg),
+			});
+			writeFileSync(join(workflowsDir, `${id}.json`), JSON.stringify(workflow));
+		}
+	});
+	const memoryPaths = new Map<string, string>();
+	for (const leg of MEMORY_LEGS) {
+		const id = `benchMemory${leg.contender.replace(/-/g, '')}`;
+		const path = `bench-memory-${leg.contender}`;
+		memoryPaths.set(leg.contender, path);
+		workflowIds.push(id);
+		const workflow = benchWorkflow({
+			id,
+			contender: leg.contender,
+			webhookPath: path,
+			credentialId: credentials[3].id,
+			baseUrl: sandbox.baseUrl,
+			apiKey: MEMORY_SCENARIO.key,
+			concurrency: leg.concurrency ?? 1,
+			batch: batchOf(MEMORY_SCENARIO, leg),
+		});
+		writeFileSync(join(workflowsDir, `${id}.json`), JSON.stringify(workflow));
+	}
+	return { paths, memoryPaths, workflowIds };
+}
+
+/** An n8n user folder with the package, a credential per scenario and every workflow published. */
+async function prepareRunN8n(
+	work: string,
+	sandbox: RunningSandbox,
+): Promise<{ prepared: N8nInstance; runPaths: RunPaths }> {
+	const tarball = packTarball(join(work, 'pack'));
+	const workflowsDir = join(work, 'workflows');
+	mkdirSync(workflowsDir);
+	const credentials = scenarios.map((scenario, index) => ({
+		id: `benchCred${index}`,
+		key: scenario.key,
+	}));
+	const runPaths = writeWorkflows(sandbox, workflowsDir, credentials);
+	const prepared = prepareN8n({
+		userFolder: join(work, 'user'),
+		tarball,
+		sandboxBaseUrl: sandbox.baseUrl,
+		apiKey: DEMO_KEYS.pro,
+		workflowsDir,
+		port: await freePort(),
+	});
+	const credentialsFile = join(work, 'bench-credentials.json');
+	writeFileSync(
+		credentialsFile,
+		JSON.stringify(
+			credentials.map((credential) => ({
+				id: credential.id,
+				name: credential.id,
+				type: 'decisionServiceApi',
+				data: { apiKey: credential.key, baseUrl: sandbox.baseUrl },
+			})),
+		),
+	);
+	prepared.cli(['import:credentials', `--input=${credentialsFile}`]);
+	// Webhooks listen only on published (active) workflows.
+	for (const id of runPaths.workflowIds) prepared.cli(['publish:workflow', `--id=${id}`]);
+	return { prepared, runPaths };
+}
+
+/** The selected scenarios, leg by leg, `rounds` times each: a row per leg, its first round's plot. */
+async function runScenarios(
+	sandbox: RunningSandbox,
+	n8n: N8nInstance,
+	paths: Record<string, string>,
+): Promise<{ rows: Row[]; series: RateSeries[] }> {
+	const rows: Row[] = [];
+	const series: RateSeries[] = [];
+	for (const [index, scenario] of scenarios.entries()) {
+		if (!selectedScenarios.includes(scenario)) continue;
+		for (const leg of legsOf(scenario)) {
+			const row: Row = { scenario: scenario.name, ...leg, runs: [] };
+			for (let round = 0; round < rounds; round++) {
+				const figures = await runOnce(sandbox, n8n, scenario, paths[`${index}|${rowLabel(leg)}`]);
+				row.runs.push(figures);
+				console.log(
+					`${scenario.name.padEnd(26)} ${rowLabel(leg).padEnd(26)} round ${round + 1}: ${(figures.wallMs / 1000).toFixed(1)} s, ok ${figures.ok}, failed ${figures.failed}, rate ratio ${figures.rateRatio?.toFixed(3) ?? 'n/a'}, ${figures.cpuMsPerItem.toFixed(3)} CPU ms/item, peak RSS ${figures.peakRssMb.toFixed(0)} MB`,
+				);
+			}
+			rows.push(row);
+			series.push({
+				scenario: scenario.name,
+				contender: rowLabel(leg),
+				limitPerSecond: scenario.limit ? scenario.limit / (windowMs / 1000) : null,
+				timestamps: row.runs[0].timestamps,
+			});
+		}
+	}
+	return { rows, series };
+}
+
+/** The transport floor of the latency-bound scenario: our client without n8n, same sandbox. */
+async function runFloors(sandbox: RunningSandbox): Promise<Map<number, FloorFigures[]>> {
+	const floors = new Map<number, FloorFigures[]>();
+	for (const concurrency of selectedScenarios.includes(LATENCY_SCENARIO)
+		? LATENCY_SCENARIO.concurrencies
+		: []) {
+		for (let round = 0; round < rounds; round++) {
+			const figures = await runFloor(sandbox, LATENCY_SCENARIO, concurrency);
+			floors.set(concurrency, [...(floors.get(concurrency) ?? []), figures]);
+			console.log(
+				`transport floor C = ${concurrency} round ${round + 1}: keep-alive ${figures.keepAlive.toFixed(0)}/s, new connection per request ${figures.newConnection.toFixed(0)}/s, failed ${figures.failed}`,
+			);
+		}
+	}
+	return floors;
+}
+
+/**
+ * Memory: each run in a freshly started n8n (after a small warm-up of both workflows), so one
+ * run's heap growth does not hide the next one's; rounds alternate our node and the No-Op. n8n is
+ * restarted in `running`, which the caller stops.
+ */
+async function runMemory(
+	sandbox: RunningSandbox,
+	prepared: N8nInstance,
+	running: { n8n?: N8nInstance },
+	memoryPaths: Map<string, string>,
+	nodeArgs: string[],
+): Promise<MemoryRow[]> {
+	const memory: MemoryRow[] = [];
+	for (const heap of MEMORY_HEAPS) {
+		for (const leg of MEMORY_LEGS) memory.push({ heap, leg, runs: [], crashes: [] });
+		for (let round = 0; round < (only === 'latency' ? 0 : rounds); round++) {
+			for (const leg of MEMORY_LEGS) {
+				const row = memory.find((entry) => entry.heap === heap && entry.leg === leg)!;
+				await running.n8n!.stop();
+				let output = '';
+				const n8n = await startN8n(prepared, {
+					nodeArgs: [...nodeArgs, ...(heap ? [`--max-old-space-size=${heap}`] : [])],
+					log: (chunk) => (output = (output + chunk).slice(-4_000)),
+				});
+				running.n8n = n8n;
+				await waitForWebhooks(n8n, [...memoryPaths.values()]);
+				for (const warmUp of MEMORY_LEGS)
+					await runOnce(
+						sandbox,
+						n8n,
+						{ ...MEMORY_SCENARIO, items: 20 },
+						memoryPaths.get(warmUp.contender)!,
+					);
+				await new Promise((resolve) => setTimeout(resolve, 2_000));
+				const label = `${MEMORY_ITEMS} items, ${heapLabel(heap)}, ${rowLabel(leg)}, round ${round + 1}`;
+				try {
+					const figures = await runOnce(
+						sandbox,
+						n8n,
+						MEMORY_SCENARIO,
+						memoryPaths.get(leg.contender)!,
+					);
+					row.runs.push(figures);
+					console.log(
+						`${label}: ${(figures.wallMs / 1000).toFixed(1)} s, ok ${figures.ok}, RSS growth ${figures.rssGrowthMb.toFixed(0)} MB (peak ${figures.peakRssMb.toFixed(0)} MB), ${figures.cpuMsPerItem.toFixed(3)} CPU ms/item`,
+					);
+				} catch (error) {
+					// n8n itself may stop (out of memory under a heap cap): a result, not a bench failure.
+					await new Promise((resolve) => setTimeout(resolve, 1_000));
+					const reason = /heap out of memory|heap limit/i.test(output)
+						? 'n8n ran out of memory and stopped'
+						: `failed: ${error instanceof Error ? error.message : String(error)}`;
+					row.crashes.push(reason);
+					console.log(`${label}: ${reason}`);
+				}
+			}
+		}
+	}
+	return memory;
+}
+
+/** Writes results.json, latest-table.md and the rate plots into bench/results/. */
+async function writeReport(
+	rows: Row[],
+	series: RateSeries[],
+	floors: Map<number, FloorFigures[]>,
+	memory: MemoryRow[],
+): Promise<void> {
+	const resultsDir = join(projectRoot, 'bench', 'results');
+	const plots = await renderRatePlots(series, resultsDir);
+	const results = {
+		date: new Date().toISOString(),
+		n8n: N8N_VERSION,
+		windowMs,
+		rounds,
+		machine: machine(),
+		rows,
+		floors: Object.fromEntries(floors),
+		memory: memory.map((row) => ({
+			heap: heapLabel(row.heap),
+			contender: rowLabel(row.leg),
+			runs: row.runs,
+			crashes: row.crashes,
+		})),
+	};
+	writeFileSync(
+		join(resultsDir, 'results.json'),
+		`${JSON.stringify(results, (key, value) => (key === 'timestamps' ? undefined : value), 2)}\n`,
+	);
+	const report = `${table(rows)}\n\n${latencyTable(LATENCY_SCENARIO, rows, floors)}\n\n${memoryTable(memory)}`;
+	console.log(`\n${report}\n`);
+	writeFileSync(join(resultsDir, 'latest-table.md'), `${report}\n\nPlots: ${plots.join(', ')}\n`);
+}
+
 async function main(): Promise<void> {
 	const work = mkdtempSync(join(tmpdir(), 'decision-service-bench-'));
 	const sandbox = await startSandbox({
 		port: 0,
 		onExchange: (exchange) => exchanges.push(exchange),
 	});
-	let n8n: N8nInstance | undefined;
+	// The n8n process that runs now (the memory runs start it anew), stopped at the end.
+	const running: { n8n?: N8nInstance } = {};
 	try {
 		console.log(
 			`Sandbox ${sandbox.baseUrl}; rate window ${windowMs} ms (the plan's minute scaled ${(60_000 / windowMs).toFixed(1)}×); ${rounds} round(s).`,
 		);
-		const tarball = packTarball(join(work, 'pack'));
-		const workflowsDir = join(work, 'workflows');
-		mkdirSync(workflowsDir);
-		const credentials = scenarios.map((scenario, index) => ({
-			id: `benchCred${index}`,
-			key: scenario.key,
-		}));
-		const paths: Record<string, string> = {};
-		const workflowIds: string[] = [];
-		scenarios.forEach((scenario, index) => {
-			for (const leg of legsOf(scenario)) {
-				const initials = leg.contender
-					.split('-')
-					.map((word) => word[0])
-					.join('');
-				const id = `bench${index}${initials}${leg.concurrency ?? ''}`;
-				const path = `bench-${index}-${leg.contender}${leg.concurrency === undefined ? '' : `-c${leg.concurrency}`}`;
-				paths[`${index}|${rowLabel(leg)}`] = path;
-				workflowIds.push(id);
-				const workflow = benchWorkflow({
-					id,
-					contender: leg.contender,
-					webhookPath: path,
-					credentialId: credentials[index].id,
-					baseUrl: sandbox.baseUrl,
-					apiKey: scenario.key,
-					concurrency: leg.concurrency ?? 1,
-					batch: batchOf(scenario, leg),
-				});
-				writeFileSync(join(workflowsDir, `${id}.json`), JSON.stringify(workflow));
-			}
-		});
-		// The HTTP Request node sends its 10 000 requests at once: not the same load, but what n8n's own HTTP path costs.
-		const memoryLegs: Leg[] = [
-			{ contender: 'decision-service', concurrency: 20 },
-			{ contender: 'http-default' },
-			{ contender: 'no-op' },
-		];
-		const memoryPaths = new Map<string, string>();
-		for (const leg of memoryLegs) {
-			const id = `benchMemory${leg.contender.replace(/-/g, '')}`;
-			const path = `bench-memory-${leg.contender}`;
-			memoryPaths.set(leg.contender, path);
-			workflowIds.push(id);
-			const workflow = benchWorkflow({
-				id,
-				contender: leg.contender,
-				webhookPath: path,
-				credentialId: credentials[3].id,
-				baseUrl: sandbox.baseUrl,
-				apiKey: MEMORY_SCENARIO.key,
-				concurrency: leg.concurrency ?? 1,
-				batch: batchOf(MEMORY_SCENARIO, leg),
-			});
-			writeFileSync(join(workflowsDir, `${id}.json`), JSON.stringify(workflow));
-		}
-		const prepared = prepareN8n({
-			userFolder: join(work, 'user'),
-			tarball,
-			sandboxBaseUrl: sandbox.baseUrl,
-			apiKey: DEMO_KEYS.pro,
-			workflowsDir,
-			port: await freePort(),
-		});
-		const credentialsFile = join(work, 'bench-credentials.json');
-		writeFileSync(
-			credentialsFile,
-			JSON.stringify(
-				credentials.map((credential) => ({
-					id: credential.id,
-					name: credential.id,
-					type: 'decisionServiceApi',
-					data: { apiKey: credential.key, baseUrl: sandbox.baseUrl },
-				})),
-			),
-		);
-		prepared.cli(['import:credentials', `--input=${credentialsFile}`]);
-		// Webhooks listen only on published (active) workflows.
-		for (const id of workflowIds) prepared.cli(['publish:workflow', `--id=${id}`]);
+		const { prepared, runPaths } = await prepareRunN8n(work, sandbox);
+		const { paths, memoryPaths } = runPaths;
 		const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-		n8n = await startN8n(prepared, { nodeArgs });
+		const n8n = await startN8n(prepared, { nodeArgs });
+		running.n8n = n8n;
 		console.log(`n8n ${N8N_VERSION} at ${n8n.url} (pid ${n8n.process?.pid})`);
 		await waitForWebhooks(n8n, [...Object.values(paths), ...memoryPaths.values()]);
 		// Warm-up (not measured): the first executions load code and fill caches.
@@ -516,131 +688,19 @@ async function main(): Promise<void> {
 			`n8n idle CPU: ${idleCpuMsPerSecond.toFixed(1)} ms per second (subtracted from each run)`,
 		);
 
-		const rows: Row[] = [];
-		const series: RateSeries[] = [];
-		for (const [index, scenario] of scenarios.entries()) {
-			if (!selectedScenarios.includes(scenario)) continue;
-			for (const leg of legsOf(scenario)) {
-				const row: Row = { scenario: scenario.name, ...leg, runs: [] };
-				for (let round = 0; round < rounds; round++) {
-					const figures = await runOnce(sandbox, n8n, scenario, paths[`${index}|${rowLabel(leg)}`]);
-					row.runs.push(figures);
-					console.log(
-						`${scenario.name.padEnd(26)} ${rowLabel(leg).padEnd(26)} round ${round + 1}: ${(figures.wallMs / 1000).toFixed(1)} s, ok ${figures.ok}, failed ${figures.failed}, rate ratio ${figures.rateRatio?.toFixed(3) ?? 'n/a'}, ${figures.cpuMsPerItem.toFixed(3)} CPU ms/item, peak RSS ${figures.peakRssMb.toFixed(0)} MB`,
-					);
-				}
-				rows.push(row);
-				series.push({
-					scenario: scenario.name,
-					contender: rowLabel(leg),
-					limitPerSecond: scenario.limit ? scenario.limit / (windowMs / 1000) : null,
-					timestamps: row.runs[0].timestamps,
-				});
-			}
-		}
-
-		// The transport floor of the latency-bound scenario: our client without n8n, same sandbox.
-		const latencyScenario = LATENCY_SCENARIO;
-		const floors = new Map<number, FloorFigures[]>();
-		for (const concurrency of selectedScenarios.includes(latencyScenario)
-			? latencyScenario.concurrencies
-			: []) {
-			for (let round = 0; round < rounds; round++) {
-				const figures = await runFloor(sandbox, latencyScenario, concurrency);
-				floors.set(concurrency, [...(floors.get(concurrency) ?? []), figures]);
-				console.log(
-					`transport floor C = ${concurrency} round ${round + 1}: keep-alive ${figures.keepAlive.toFixed(0)}/s, new connection per request ${figures.newConnection.toFixed(0)}/s, failed ${figures.failed}`,
-				);
-			}
-		}
-
-		// Memory: each run in a freshly started n8n (after a small warm-up of both workflows), so one
-		// run's heap growth does not hide the next one's; rounds alternate our node and the No-Op.
-		const memory: MemoryRow[] = [];
-		for (const heap of MEMORY_HEAPS) {
-			for (const leg of memoryLegs) memory.push({ heap, leg, runs: [], crashes: [] });
-			for (let round = 0; round < (only === 'latency' ? 0 : rounds); round++) {
-				for (const leg of memoryLegs) {
-					const row = memory.find((entry) => entry.heap === heap && entry.leg === leg)!;
-					await n8n.stop();
-					let output = '';
-					n8n = await startN8n(prepared, {
-						nodeArgs: [...nodeArgs, ...(heap ? [`--max-old-space-size=${heap}`] : [])],
-						log: (chunk) => (output = (output + chunk).slice(-4_000)),
-					});
-					await waitForWebhooks(n8n, [...memoryPaths.values()]);
-					for (const warmUp of memoryLegs)
-						await runOnce(
-							sandbox,
-							n8n,
-							{ ...MEMORY_SCENARIO, items: 20 },
-							memoryPaths.get(warmUp.contender)!,
-						);
-					await new Promise((resolve) => setTimeout(resolve, 2_000));
-					const label = `${MEMORY_ITEMS} items, ${heapLabel(heap)}, ${rowLabel(leg)}, round ${round + 1}`;
-					try {
-						const figures = await runOnce(
-							sandbox,
-							n8n,
-							MEMORY_SCENARIO,
-							memoryPaths.get(leg.contender)!,
-						);
-						row.runs.push(figures);
-						console.log(
-							`${label}: ${(figures.wallMs / 1000).toFixed(1)} s, ok ${figures.ok}, RSS growth ${figures.rssGrowthMb.toFixed(0)} MB (peak ${figures.peakRssMb.toFixed(0)} MB), ${figures.cpuMsPerItem.toFixed(3)} CPU ms/item`,
-						);
-					} catch (error) {
-						// n8n itself may stop (out of memory under a heap cap): a result, not a bench failure.
-						await new Promise((resolve) => setTimeout(resolve, 1_000));
-						const reason = /heap out of memory|heap limit/i.test(output)
-							? 'n8n ran out of memory and stopped'
-							: `failed: ${error instanceof Error ? error.message : String(error)}`;
-						row.crashes.push(reason);
-						console.log(`${label}: ${reason}`);
-					}
-				}
-			}
-		}
-		const memoryReport = memoryTable(memory);
+		const { rows, series } = await runScenarios(sandbox, n8n, paths);
+		const floors = await runFloors(sandbox);
+		const memory = await runMemory(sandbox, prepared, running, memoryPaths, nodeArgs);
 
 		if (only) {
 			console.log(
-				`\n${table(rows)}\n\n${latencyTable(latencyScenario, rows, floors)}\n\n${memoryReport}\n`,
+				`\n${table(rows)}\n\n${latencyTable(LATENCY_SCENARIO, rows, floors)}\n\n${memoryTable(memory)}\n`,
 			);
 			return;
 		}
-		const plots = await renderRatePlots(series, join(projectRoot, 'bench', 'results'));
-		const results = {
-			date: new Date().toISOString(),
-			n8n: N8N_VERSION,
-			windowMs,
-			rounds,
-			machine: {
-				cpus: cpus().length,
-				model: cpus()[0]?.model,
-				memoryGb: Math.round(totalmem() / 2 ** 30),
-			},
-			rows,
-			floors: Object.fromEntries(floors),
-			memory: memory.map((row) => ({
-				heap: heapLabel(row.heap),
-				contender: rowLabel(row.leg),
-				runs: row.runs,
-				crashes: row.crashes,
-			})),
-		};
-		writeFileSync(
-			join(projectRoot, 'bench', 'results', 'results.json'),
-			`${JSON.stringify(results, (key, value) => (key === 'timestamps' ? undefined : value), 2)}\n`,
-		);
-		const report = `${table(rows)}\n\n${latencyTable(latencyScenario, rows, floors)}\n\n${memoryReport}`;
-		console.log(`\n${report}\n`);
-		writeFileSync(
-			join(projectRoot, 'bench', 'results', 'latest-table.md'),
-			`${report}\n\nPlots: ${plots.join(', ')}\n`,
-		);
+		await writeReport(rows, series, floors, memory);
 	} finally {
-		await n8n?.stop();
+		await running.n8n?.stop();
 		await sandbox.close();
 		rmSync(work, { recursive: true, force: true });
 	}

@@ -17,7 +17,7 @@
  */
 import { fork } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
@@ -37,7 +37,7 @@ import {
 	startN8n,
 	type N8nInstance,
 } from '../harness/n8n-env';
-import { cpuMs, machineBusyMs, peakRssMb, resetPeakRss } from './measure';
+import { cpuMs, machine, machineBusyMs, peakRssMb, resetPeakRss } from './measure';
 import {
 	controlSandbox,
 	figure,
@@ -94,7 +94,7 @@ export const LATENCIES: Latency[] = [
 		],
 	},
 ];
-const SCALE = PLANS[2];
+export const SCALE = PLANS[2];
 const TWO_PROCESS_LATENCY = LATENCIES[1];
 
 export const CONTENDERS: Contender[] = ['decision-service', 'http-default', 'http-batched'];
@@ -506,6 +506,287 @@ export async function startBenchN8n(prepared: N8nInstance, paths: string[]): Pro
 
 export const NO_LATENCY: Latency = { name: 'none', rules: [] };
 
+/**
+ * What the makespan and throughput benches set up alike: the package packed, a credential per
+ * plan, one workflow per plan and contender (our node's on Scale also in a folder of its own, for a
+ * second n8n process on the same key), and the sandbox and window every run uses.
+ */
+export interface BenchSetUp {
+	sandbox: RunningSandbox;
+	windowMs: number;
+	/** The temporary folder everything lives in. */
+	work: string;
+	tarball: string;
+	credentials: Array<{ id: string; key: string }>;
+	workflowsDir: string;
+	twoProcessDir: string;
+	/** Every plan and contender's workflow id and webhook path, in the same order. */
+	workflowIds: string[];
+	paths: string[];
+	idOf: (plan: Plan, contender: Contender) => string;
+	pathOf: (plan: Plan, contender: Contender) => string;
+}
+
+export function setUpBench(options: {
+	sandbox: RunningSandbox;
+	windowMs: number;
+	work: string;
+	/** The start of every credential id, workflow id and webhook path: 'makespan', 'throughput'. */
+	prefix: string;
+	plans: Plan[];
+	/** The HTTP Request node takes the key from a Bearer Auth credential; otherwise typed into a header. */
+	bearerCredentials: boolean;
+}): BenchSetUp {
+	const { sandbox, windowMs, work, prefix, plans } = options;
+	const tarball = packTarball(join(work, 'pack'));
+	const credentials = plans.map((plan) => ({ id: `${prefix}Cred${plan.slug}`, key: plan.key }));
+	const workflowsDir = join(work, 'workflows');
+	const twoProcessDir = join(work, 'workflows-two-processes');
+	mkdirSync(workflowsDir);
+	mkdirSync(twoProcessDir);
+	const idOf = (plan: Plan, contender: Contender) =>
+		`${prefix}${plan.slug}${contender.replace(/-/g, '')}`;
+	const pathOf = (plan: Plan, contender: Contender) => `${prefix}-${plan.slug}-${contender}`;
+	const workflowIds: string[] = [];
+	const paths: string[] = [];
+	for (const [index, plan] of plans.entries()) {
+		for (const contender of CONTENDERS) {
+			const id = idOf(plan, contender);
+			workflowIds.push(id);
+			paths.push(pathOf(plan, contender));
+			const workflow = benchWorkflow({
+				id,
+				contender,
+				webhookPath: pathOf(plan, contender),
+				credentialId: credentials[index].id,
+				baseUrl: sandbox.baseUrl,
+				apiKey: plan.key,
+				bearerCredentialId: options.bearerCredentials
+					? bearerCredentialIdOf(credentials[index].id)
+					: undefined,
+				perItemOutcome: true,
+				batch:
+					contender === 'http-batched' ? { size: plan.limit, intervalMs: windowMs } : undefined,
+			});
+			writeFileSync(join(workflowsDir, `${id}.json`), JSON.stringify(workflow));
+			if (plan === SCALE && contender === 'decision-service')
+				writeFileSync(join(twoProcessDir, `${id}.json`), JSON.stringify(workflow));
+		}
+	}
+	return {
+		sandbox,
+		windowMs,
+		work,
+		tarball,
+		credentials,
+		workflowsDir,
+		twoProcessDir,
+		workflowIds,
+		paths,
+		idOf,
+		pathOf,
+	};
+}
+
+/** The main n8n process: every workflow of the set-up, and `extra` ones already in its folder. */
+export async function startMainN8n(
+	setUp: BenchSetUp,
+	extra: Array<{ id: string; path: string }> = [],
+): Promise<BenchN8n> {
+	return startBenchN8n(
+		prepareBenchN8n(
+			join(setUp.work, 'user'),
+			setUp.tarball,
+			setUp.sandbox,
+			setUp.workflowsDir,
+			[...setUp.workflowIds, ...extra.map((workflow) => workflow.id)],
+			setUp.credentials,
+			await freePort(),
+		),
+		[...setUp.paths, ...extra.map((workflow) => workflow.path)],
+	);
+}
+
+/**
+ * A second n8n process on Scale's key, as a second queue-mode worker (each its own rate gate): our
+ * node's Scale workflow alone. Added to `started` as soon as it runs, then warmed up with `items`.
+ */
+export async function startSecondN8n(
+	setUp: BenchSetUp,
+	started: BenchN8n[],
+	items: number,
+): Promise<BenchN8n> {
+	const second = await startBenchN8n(
+		prepareBenchN8n(
+			join(setUp.work, 'user-2'),
+			setUp.tarball,
+			setUp.sandbox,
+			setUp.twoProcessDir,
+			[setUp.idOf(SCALE, 'decision-service')],
+			setUp.credentials,
+			await freePort(),
+		),
+		[setUp.pathOf(SCALE, 'decision-service')],
+	);
+	started.push(second);
+	await runOnce(
+		setUp.sandbox,
+		SCALE,
+		NO_LATENCY,
+		'decision-service',
+		[{ n8n: second, path: setUp.pathOf(SCALE, 'decision-service'), items }],
+		setUp.windowMs,
+	);
+	return second;
+}
+
+/** Warm-up (not measured): each plan and contender once, `items` items; the first executions load code and fill caches. */
+export async function warmUp(
+	setUp: BenchSetUp,
+	n8n: BenchN8n,
+	plans: Plan[],
+	items: number,
+): Promise<void> {
+	for (const plan of plans)
+		for (const contender of CONTENDERS)
+			await runOnce(
+				setUp.sandbox,
+				plan,
+				NO_LATENCY,
+				contender,
+				[{ n8n, path: setUp.pathOf(plan, contender), items }],
+				setUp.windowMs,
+			);
+}
+
+const logRun = (row: Row, figures: ThroughputFigures, round: number) =>
+	console.log(
+		`${row.plan} ${row.latency} ${row.contender} round ${round + 1}: ${(figures.wallMs / 1000).toFixed(1)} s, ok ${figures.ok}/${figures.items}, failed ${figures.failed} (reported ${figures.failedReported}, rate_limited ${figures.rateLimitedToUser}), 429s sent ${figures.sent429}, rate ratio ${figures.rateRatio?.toFixed(3) ?? 'n/a'}, in flight ${figures.inFlightMean.toFixed(1)}/${figures.inFlightMax}, ${figures.cpuMsPerItem.toFixed(2)} CPU ms/item, peak RSS ${figures.peakRssMb.map((mb) => mb.toFixed(0)).join('+')} MB, other load ${figures.otherCores.toFixed(2)} cores${figures.executionErrors.length ? `; execution errors: ${figures.executionErrors.join(' | ')}` : ''}${figures.sampleError ? `; first error: ${figures.sampleError}` : ''}`,
+	);
+
+/** Requests per second the plan allows in the scaled window. */
+const limitPerSecond = (plan: Plan, windowMs: number) => plan.limit / (windowMs / 1000);
+
+/**
+ * Latency by latency, plan by plan, each contender `rounds` times on `items` of the plan: a row per
+ * contender, and the first round's successes for its plot.
+ */
+async function runPlans(
+	setUp: BenchSetUp,
+	main: BenchN8n,
+	latencies: Latency[],
+	itemsOf: (plan: Plan) => number,
+	rounds: number,
+): Promise<{ rows: Row[]; series: RateSeries[] }> {
+	const rows: Row[] = [];
+	const series: RateSeries[] = [];
+	// Our node's next run with a key comes after the other plans' runs, so its rate gate's last
+	// window has ended and no run waits for it.
+	for (const latency of latencies) {
+		for (const plan of PLANS) {
+			for (const contender of CONTENDERS) {
+				const row: Row = {
+					plan: plan.name,
+					latency: latency.name,
+					contender: contenderLabel(contender),
+					runs: [],
+				};
+				for (let round = 0; round < rounds; round++) {
+					const figures = await runOnce(
+						setUp.sandbox,
+						plan,
+						latency,
+						contender,
+						[{ n8n: main, path: setUp.pathOf(plan, contender), items: itemsOf(plan) }],
+						setUp.windowMs,
+					);
+					row.runs.push(figures);
+					logRun(row, figures, round);
+				}
+				rows.push(row);
+				series.push({
+					scenario: `Throughput ${plan.name}, ${latency.name}`,
+					contender: row.contender,
+					limitPerSecond: limitPerSecond(plan, setUp.windowMs),
+					timestamps: row.runs[0].timestamps,
+				});
+			}
+		}
+	}
+	return { rows, series };
+}
+
+/** One run of n8n processes on Scale's key at 800 ms, each posting its share of `items` at once. */
+export function runTwoProcessesOnce(
+	setUp: BenchSetUp,
+	processes: BenchN8n[],
+	items: number,
+): Promise<ThroughputFigures> {
+	return runOnce(
+		setUp.sandbox,
+		SCALE,
+		TWO_PROCESS_LATENCY,
+		'decision-service',
+		processes.map((n8n) => ({
+			n8n,
+			path: setUp.pathOf(SCALE, 'decision-service'),
+			items: items / processes.length,
+		})),
+		setUp.windowMs,
+	);
+}
+
+/** Two n8n processes on Scale's key, each posting half of `items` at once, `rounds` times. */
+async function runTwoProcesses(
+	setUp: BenchSetUp,
+	processes: BenchN8n[],
+	items: number,
+	rounds: number,
+): Promise<Row> {
+	const row: Row = {
+		plan: SCALE.name,
+		latency: TWO_PROCESS_LATENCY.name,
+		contender: `${contenderLabel('decision-service')}, ${items / 2} items each`,
+		runs: [],
+	};
+	for (let round = 0; round < rounds; round++) {
+		const figures = await runTwoProcessesOnce(setUp, processes, items);
+		row.runs.push(figures);
+		logRun(row, figures, round);
+	}
+	return row;
+}
+
+/** Prints the tables and writes throughput.json, throughput-table.md and the plots into `dir`. */
+async function writeThroughputReport(
+	dir: string,
+	report: { rows: Row[]; twoProcesses: Row; series: RateSeries[] },
+	run: { windowMs: number; rounds: number; minutes: number },
+): Promise<void> {
+	const tables = `${table(report.rows)}\n\nTwo n8n processes on one key:\n\n${table([report.twoProcesses], 'Plan (one key)')}`;
+	console.log(`\n${tables}\n\nTook ${run.minutes.toFixed(1)} minutes.\n`);
+	const plots = await renderRatePlots(report.series, dir);
+	writeFileSync(
+		join(dir, 'throughput.json'),
+		`${JSON.stringify(
+			{
+				date: new Date().toISOString(),
+				n8n: N8N_VERSION,
+				windowMs: run.windowMs,
+				rounds: run.rounds,
+				minutes: run.minutes,
+				machine: machine(),
+				rows: report.rows,
+				twoProcesses: report.twoProcesses,
+			},
+			(key, value) => (key === 'timestamps' || key === 'held' ? undefined : value),
+			2,
+		)}\n`,
+	);
+	writeFileSync(join(dir, 'throughput-table.md'), `${tables}\n\nPlots: ${plots.join(', ')}\n`);
+	console.log(`Wrote ${dir}: throughput.json, throughput-table.md, ${plots.join(', ')}`);
+}
+
 export async function runThroughput(options: ThroughputOptions): Promise<void> {
 	const { quick, windowMs, rounds } = options;
 	const begun = performance.now();
@@ -522,189 +803,41 @@ export async function runThroughput(options: ThroughputOptions): Promise<void> {
 		console.log(
 			`Sandbox ${sandbox.baseUrl}; rate window ${windowMs} ms (the plan's minute scaled ${(60_000 / windowMs).toFixed(1)}×); ${rounds} round(s).`,
 		);
-		const tarball = packTarball(join(work, 'pack'));
-		const credentials = PLANS.map((plan) => ({ id: `throughputCred${plan.slug}`, key: plan.key }));
-		const workflowsDir = join(work, 'workflows');
-		const twoProcessDir = join(work, 'workflows-two-processes');
-		mkdirSync(workflowsDir);
-		mkdirSync(twoProcessDir);
-		const paths = new Map<string, string>();
-		const workflowIds: string[] = [];
-		for (const [index, plan] of PLANS.entries()) {
-			for (const contender of CONTENDERS) {
-				const id = `throughput${plan.slug}${contender.replace(/-/g, '')}`;
-				const path = `throughput-${plan.slug}-${contender}`;
-				paths.set(`${plan.slug}|${contender}`, path);
-				workflowIds.push(id);
-				const workflow = benchWorkflow({
-					id,
-					contender,
-					webhookPath: path,
-					credentialId: credentials[index].id,
-					baseUrl: sandbox.baseUrl,
-					apiKey: plan.key,
-					perItemOutcome: true,
-					batch:
-						contender === 'http-batched' ? { size: plan.limit, intervalMs: windowMs } : undefined,
-				});
-				writeFileSync(join(workflowsDir, `${id}.json`), JSON.stringify(workflow));
-				if (plan === SCALE && contender === 'decision-service')
-					writeFileSync(join(twoProcessDir, `${id}.json`), JSON.stringify(workflow));
-			}
-		}
-		const twoProcessPath = paths.get(`${SCALE.slug}|decision-service`)!;
-		const twoProcessId = `throughput${SCALE.slug}decisionservice`;
-
-		const main = await startBenchN8n(
-			prepareBenchN8n(
-				join(work, 'user'),
-				tarball,
-				sandbox,
-				workflowsDir,
-				workflowIds,
-				credentials,
-				await freePort(),
-			),
-			[...paths.values()],
-		);
+		const setUp = setUpBench({
+			sandbox,
+			windowMs,
+			work,
+			prefix: 'throughput',
+			plans: PLANS,
+			bearerCredentials: false,
+		});
+		const main = await startMainN8n(setUp);
 		started.push(main);
-		// Warm-up (not measured): the first executions load code and fill caches.
-		for (const plan of PLANS)
-			for (const contender of CONTENDERS)
-				await runOnce(
-					sandbox,
-					plan,
-					NO_LATENCY,
-					contender,
-					[{ n8n: main, path: paths.get(`${plan.slug}|${contender}`)!, items: 20 }],
-					windowMs,
-				);
+		await warmUp(setUp, main, PLANS, 20);
 		main.idleCpuMsPerSecond = await measureIdleCpu(main.instance.process!.pid!);
 		console.log(`n8n idle CPU: ${main.idleCpuMsPerSecond.toFixed(1)} ms per second (subtracted)`);
 
-		const rows: Row[] = [];
-		const series: RateSeries[] = [];
-		const limitPerSecond = (plan: Plan) => plan.limit / (windowMs / 1000);
-		const log = (row: Row, figures: ThroughputFigures, round: number) =>
-			console.log(
-				`${row.plan} ${row.latency} ${row.contender} round ${round + 1}: ${(figures.wallMs / 1000).toFixed(1)} s, ok ${figures.ok}/${figures.items}, failed ${figures.failed} (reported ${figures.failedReported}, rate_limited ${figures.rateLimitedToUser}), 429s sent ${figures.sent429}, rate ratio ${figures.rateRatio?.toFixed(3) ?? 'n/a'}, in flight ${figures.inFlightMean.toFixed(1)}/${figures.inFlightMax}, ${figures.cpuMsPerItem.toFixed(2)} CPU ms/item, peak RSS ${figures.peakRssMb.map((mb) => mb.toFixed(0)).join('+')} MB, other load ${figures.otherCores.toFixed(2)} cores${figures.executionErrors.length ? `; execution errors: ${figures.executionErrors.join(' | ')}` : ''}${figures.sampleError ? `; first error: ${figures.sampleError}` : ''}`,
-			);
-		// Latency by latency, plan by plan: our node's next run with a key comes after the other
-		// plans' runs, so its rate gate's last window has ended and no run waits for it.
-		for (const latency of latencies) {
-			for (const plan of PLANS) {
-				for (const contender of CONTENDERS) {
-					const row: Row = {
-						plan: plan.name,
-						latency: latency.name,
-						contender: contenderLabel(contender),
-						runs: [],
-					};
-					for (let round = 0; round < rounds; round++) {
-						const figures = await runOnce(
-							sandbox,
-							plan,
-							latency,
-							contender,
-							[{ n8n: main, path: paths.get(`${plan.slug}|${contender}`)!, items: itemsOf(plan) }],
-							windowMs,
-						);
-						row.runs.push(figures);
-						log(row, figures, round);
-					}
-					rows.push(row);
-					series.push({
-						scenario: `Throughput ${plan.name}, ${latency.name}`,
-						contender: row.contender,
-						limitPerSecond: limitPerSecond(plan),
-						timestamps: row.runs[0].timestamps,
-					});
-				}
-			}
-		}
+		const { rows, series } = await runPlans(setUp, main, latencies, itemsOf, rounds);
 
 		// Two n8n processes on one key, as two queue-mode workers: each its own rate gate.
-		const second = await startBenchN8n(
-			prepareBenchN8n(
-				join(work, 'user-2'),
-				tarball,
-				sandbox,
-				twoProcessDir,
-				[twoProcessId],
-				credentials,
-				await freePort(),
-			),
-			[twoProcessPath],
-		);
-		started.push(second);
-		await runOnce(
-			sandbox,
-			SCALE,
-			NO_LATENCY,
-			'decision-service',
-			[{ n8n: second, path: twoProcessPath, items: 20 }],
-			windowMs,
-		);
+		const second = await startSecondN8n(setUp, started, 20);
 		second.idleCpuMsPerSecond = await measureIdleCpu(second.instance.process!.pid!);
-		const twoProcessItems = itemsOf(SCALE);
-		const twoProcessRow: Row = {
-			plan: SCALE.name,
-			latency: TWO_PROCESS_LATENCY.name,
-			contender: `${contenderLabel('decision-service')}, ${twoProcessItems / 2} items each`,
-			runs: [],
-		};
-		for (let round = 0; round < rounds; round++) {
-			const figures = await runOnce(
-				sandbox,
-				SCALE,
-				TWO_PROCESS_LATENCY,
-				'decision-service',
-				[main, second].map((n8n) => ({ n8n, path: twoProcessPath, items: twoProcessItems / 2 })),
-				windowMs,
-			);
-			twoProcessRow.runs.push(figures);
-			log(twoProcessRow, figures, round);
-		}
+		const twoProcesses = await runTwoProcesses(setUp, [main, second], itemsOf(SCALE), rounds);
 		series.push({
 			scenario: `Two n8n processes, ${SCALE.name}, ${TWO_PROCESS_LATENCY.name}`,
 			contender: 'decision-service (default settings, both processes)',
-			limitPerSecond: limitPerSecond(SCALE),
-			timestamps: twoProcessRow.runs[0].timestamps,
+			limitPerSecond: limitPerSecond(SCALE, windowMs),
+			timestamps: twoProcesses.runs[0].timestamps,
 		});
 
 		const minutes = (performance.now() - begun) / 60_000;
-		const report = `${table(rows)}\n\nTwo n8n processes on one key:\n\n${table([twoProcessRow], 'Plan (one key)')}`;
-		console.log(`\n${report}\n\nTook ${minutes.toFixed(1)} minutes.\n`);
-		const resultsDir = quick
-			? mkdtempSync(join(tmpdir(), 'decision-service-throughput-quick-'))
-			: join(projectRoot, 'bench', 'results');
-		const plots = await renderRatePlots(series, resultsDir);
-		writeFileSync(
-			join(resultsDir, 'throughput.json'),
-			`${JSON.stringify(
-				{
-					date: new Date().toISOString(),
-					n8n: N8N_VERSION,
-					windowMs,
-					rounds,
-					minutes,
-					machine: {
-						cpus: cpus().length,
-						model: cpus()[0]?.model,
-						memoryGb: Math.round(totalmem() / 2 ** 30),
-					},
-					rows,
-					twoProcesses: twoProcessRow,
-				},
-				(key, value) => (key === 'timestamps' || key === 'held' ? undefined : value),
-				2,
-			)}\n`,
+		await writeThroughputReport(
+			quick
+				? mkdtempSync(join(tmpdir(), 'decision-service-throughput-quick-'))
+				: join(projectRoot, 'bench', 'results'),
+			{ rows, twoProcesses, series },
+			{ windowMs, rounds, minutes },
 		);
-		writeFileSync(
-			join(resultsDir, 'throughput-table.md'),
-			`${report}\n\nPlots: ${plots.join(', ')}\n`,
-		);
-		console.log(`Wrote ${resultsDir}: throughput.json, throughput-table.md, ${plots.join(', ')}`);
 	} finally {
 		for (const n8n of started) await n8n.instance.stop();
 		await sandbox.close();
