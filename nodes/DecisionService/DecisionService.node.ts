@@ -25,8 +25,8 @@ export class DecisionService implements INodeType {
 		group: ['transform'],
 		version: 1,
 		// "Decide: ticket-routing". n8n's lint and community scanner accept only a string literal
-		// here, so this is subtitleOf (expressions.ts, the readable one) written out;
-		// test/unit/outputs-list.test.ts evaluates both in n8n's expression engine and holds them equal.
+		// here, so the function is written out in the string;
+		// test/unit/outputs-list.test.ts evaluates it in n8n's expression engine for every operation.
 		subtitle:
 			'={{ (function (p) { var op = p.operation || "decide"; var at = ["decide", "create", "get", "getAll", "sendFeedback", "evaluate", "review"].indexOf(op); var name = at === -1 ? op : ["Decide", "Create", "Get", "Get Many", "Send Feedback", "Evaluate", "Review"][at]; var rl = p.decision; var slug = rl && typeof rl === "object" ? rl.value : rl; if ((p.resource || "decision") === "decision" && (op === "decide" || op === "get" || op === "evaluate" || op === "review")) { return typeof slug === "string" && slug.trim() !== "" ? name + ": " + slug.trim() : name; } var resource = p.resource || "decision"; var what = resource === "decision" ? (op === "getAll" ? "decisions" : "decision") : resource === "template" ? "templates" : resource === "run" ? "run" : undefined; return name + ": " + what; })($parameter) }}',
 		description: 'Route, score and classify items with the Decision Service, one output per answer',

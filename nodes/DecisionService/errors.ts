@@ -157,7 +157,7 @@ export function toNodeError(
 	return new NodeOperationError(node, message, { itemIndex });
 }
 
-// What a failed Decide item says about the error (decide/failed-item.ts): written on the n8n error
+// What a failed Decide item says about the error (pipeline/item-json.ts): written on the n8n error
 // here, read only through the two functions below. The verdict itself is the client's
 // (src/client/retry.ts, `mayHaveBeenCharged`); this only carries it across n8n's error class.
 const CHARGED = 'mayHaveBeenCharged';

@@ -118,7 +118,7 @@ export const runSchema = z.looseObject({
  * never thrown away for what a newer service may send: a status, engine or confidence source this
  * code does not know passes as a string, numbers are not range-checked, and only `run_id` and
  * `status` are required. The node routes what it cannot place to Other with a note
- * (nodes/DecisionService/actions/decision/decide/routing.ts). `runSchema` above stays the run as
+ * (nodes/DecisionService/outputs/targets.ts). `runSchema` above stays the run as
  * the service promises it (the sandbox's tests and docs/openapi.json).
  */
 export const runAnswerSchema = z.looseObject({

@@ -1,4 +1,4 @@
-// The pure core of the Evaluate operation (issue 22): metrics over labeled items, the close-call
+// The pure core of the Evaluate operation: metrics over labeled items, the close-call
 // rule and the HTML report. No n8n, no I/O: the node wires it (docs/evaluate.md).
 export * from './close-call';
 export * from './metrics';

@@ -1,4 +1,4 @@
-// The pure core of the Review operation (issue 21): the page a person reviews items on, the
+// The pure core of the Review operation: the page a person reviews items on, the
 // pages after it, how a submission is read and the feedback each pick sends. No n8n, no I/O: the
 // node waits, serves these pages on n8n's resume URL and sends the feedback.
 export { feedbackFor } from './feedback';

@@ -4,7 +4,7 @@ import { reviewDocument } from './layout';
 import type { ReviewPage } from './types';
 import { answersByKey, utcDateTime } from './words';
 
-// The review page (issue 21): a header (the title, the decision, the author's instructions, how many
+// The review page: a header (the title, the decision, the author's instructions, how many
 // items, when unreviewed items continue on their own), then one form holding every item (item-html.ts)
 // posted back to the URL it was loaded from: no `action`, as n8n's signature is in the query, and no
 // script needed. How a submission is read: form.ts. Every string from data is escaped.

@@ -1,4 +1,4 @@
-// What a review page shows and what a person's submission gives back (issue 21). The node builds a
+// What a review page shows and what a person's submission gives back. The node builds a
 // ReviewPage from the waiting items; this folder renders it, reads the submission and turns each
 // pick into feedback. Nothing here knows n8n.
 

@@ -20,7 +20,7 @@ import {
 	type WorkflowRun,
 } from '../../harness/n8n-env';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
-import { freshOutputsList } from '../../nodes/DecisionService/outputs-list';
+import { freshOutputsList } from '../../nodes/DecisionService/outputs/list';
 
 jest.setTimeout(600_000);
 

@@ -60,7 +60,7 @@ import {
 	forReview,
 	freshOutputsList,
 	NO_LABEL_KEY,
-} from '../../nodes/DecisionService/outputs-list';
+} from '../../nodes/DecisionService/outputs/list';
 
 jest.setTimeout(900_000);
 

@@ -1,6 +1,6 @@
 /** Every operation other than Decide, and the editor's load methods, through n8n-core against the sandbox. */
 import type { IDataObject, INodeParameters, ResourceMapperField } from 'n8n-workflow';
-import { forReview } from '../../nodes/DecisionService/outputs-list';
+import { forReview } from '../../nodes/DecisionService/outputs/list';
 import * as listSearch from '../../nodes/DecisionService/methods/list-search';
 import * as loadOptions from '../../nodes/DecisionService/methods/load-options';
 import * as resourceMapping from '../../nodes/DecisionService/methods/resource-mapping';

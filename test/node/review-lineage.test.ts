@@ -22,9 +22,9 @@ import {
 import {
 	RESUME_ROUTES,
 	routeOnResume,
-} from '../../nodes/DecisionService/actions/decision/review/execute';
+} from '../../nodes/DecisionService/actions/decision/review/resume';
 import { reviewWebhooks } from '../../nodes/DecisionService/actions/decision/review/description';
-import { reviewLayout } from '../../nodes/DecisionService/outputs-list';
+import { reviewLayout } from '../../nodes/DecisionService/outputs/layout';
 import { DecisionService } from '../../nodes/DecisionService/DecisionService.node';
 import { SingleNodeTypes, additionalDataFor, decisionNode } from '../../harness/n8n-engine';
 

@@ -5,7 +5,7 @@
  */
 import { exampleWorkflows } from '../../harness/n8n-env';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
-import { freshOutputsList, forReview } from '../../nodes/DecisionService/outputs-list';
+import { freshOutputsList, forReview } from '../../nodes/DecisionService/outputs/list';
 
 let sb: TestSandbox;
 beforeAll(async () => {

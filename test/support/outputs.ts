@@ -9,7 +9,7 @@ import type {
 	ResourceMapperField,
 	ResourceMapperValue,
 } from 'n8n-workflow';
-import { configuredOutputs } from '../../nodes/DecisionService/expressions';
+import { configuredOutputs } from '../../nodes/DecisionService/outputs/configured';
 
 /** The seven outputs of the sandbox's ticket-routing decision, as the canvas names them. */
 export const TICKET_ROUTING_OUTPUTS: readonly string[] = [

@@ -30,8 +30,8 @@ import {
 	stepsOn,
 	type EditorRig,
 } from '../../harness/n8n-editor';
-import { toolDescriptionOf } from '../../nodes/DecisionService/expressions';
-import { HIDDEN_ENTRY } from '../../nodes/DecisionService/outputs-list';
+import { toolDescriptionOf } from '../../nodes/DecisionService/pipeline/tool-description';
+import { HIDDEN_ENTRY } from '../../nodes/DecisionService/outputs/list';
 
 jest.setTimeout(600_000);
 

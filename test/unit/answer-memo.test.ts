@@ -1,5 +1,5 @@
 /** The answer memo is bounded in entries and time; its key changes with anything asked. */
-import { AnswerMemo } from '../../nodes/DecisionService/actions/decision/decide/answer-memo';
+import { AnswerMemo } from '../../nodes/DecisionService/pipeline/answer-memo';
 import { RateGate } from '../../src/client';
 
 const run = (id: string) => ({ run: { run_id: id, status: 'ok' } });

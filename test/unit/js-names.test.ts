@@ -6,14 +6,15 @@
 import type { INodeParameters, ResourceMapperField } from 'n8n-workflow';
 import { evaluateOnNode } from '../../harness/n8n-engine';
 import { DecisionService } from '../../nodes/DecisionService/DecisionService.node';
-import { targetsFor, otherNote } from '../../nodes/DecisionService/actions/decision/decide/routing';
-import { configuredOutputs, toolDescriptionOf } from '../../nodes/DecisionService/expressions';
+import { targetsFor, otherNote } from '../../nodes/DecisionService/outputs/targets';
+import { configuredOutputs } from '../../nodes/DecisionService/outputs/configured';
+import { toolDescriptionOf } from '../../nodes/DecisionService/pipeline/tool-description';
 import {
 	NO_LABEL_KEY,
 	freshOutputsList,
-	outputsLayout,
 	outputsListFor,
-} from '../../nodes/DecisionService/outputs-list';
+} from '../../nodes/DecisionService/outputs/list';
+import { outputsLayout } from '../../nodes/DecisionService/outputs/layout';
 import { QuotaExceededError, ResponseFormatError, errorFromResponse } from '../../src/client';
 import { parseAnswer } from '../../src/client/parse';
 import {

@@ -1,15 +1,12 @@
 /**
- * The Outputs list a refresh loads (outputs-list.ts): the saved list merged with the decision as the
+ * The Outputs list a refresh loads (outputs/list.ts): the saved list merged with the decision as the
  * service has it, so that every output keeps its index and meaning; and the node's expressions
  * (subtitle, tool description) evaluated by n8n's own expression engine.
  */
 import type { INodeParameters, ResourceMapperField } from 'n8n-workflow';
 import { DecisionService } from '../../nodes/DecisionService/DecisionService.node';
-import {
-	configuredOutputs,
-	subtitleOf,
-	toolDescriptionOf,
-} from '../../nodes/DecisionService/expressions';
+import { configuredOutputs } from '../../nodes/DecisionService/outputs/configured';
+import { toolDescriptionOf } from '../../nodes/DecisionService/pipeline/tool-description';
 import {
 	ENTRY,
 	FIXED_ENTRY_IDS,
@@ -18,7 +15,7 @@ import {
 	REMOVED_ON_SERVICE,
 	freshOutputsList,
 	outputsListFor,
-} from '../../nodes/DecisionService/outputs-list';
+} from '../../nodes/DecisionService/outputs/list';
 import { evaluateOnNode } from '../../harness/n8n-engine';
 import { TICKET_ROUTING_OUTPUTS } from '../support/outputs';
 
@@ -233,8 +230,7 @@ describe("the node's expressions, in n8n's expression engine", () => {
 		[{ resource: 'decision', operation: 'review' }, 'Review'],
 		[{ resource: 'decision', operation: 'evaluate', decision: '' }, 'Evaluate'],
 	])('subtitle of %j is %s', (parameters, expected) => {
-		// The literal in DecisionService.node.ts and subtitleOf (expressions.ts) say the same.
-		expect(evaluateOnNode(parameters, `={{(${subtitleOf})($parameter)}}`)).toBe(expected);
+		// The literal in DecisionService.node.ts, evaluated by n8n's expression engine.
 		expect(subtitle(parameters)).toBe(expected);
 	});
 
@@ -261,7 +257,7 @@ describe('the expressions repeat the Outputs list ids as literals (they cannot i
 	const holds = (source: string, text: string) =>
 		expect(quoted(text).some((literal) => source.includes(literal))).toBe(true);
 
-	it('configuredOutputs names the fixed entries as outputs-list.ts does', () => {
+	it('configuredOutputs names the fixed entries as outputs/list.ts does', () => {
 		const source = String(configuredOutputs);
 		for (const id of FIXED_ENTRY_IDS) {
 			holds(source, id);
@@ -269,7 +265,7 @@ describe('the expressions repeat the Outputs list ids as literals (they cannot i
 		}
 	});
 
-	it('toolDescriptionOf reads the hidden entries and the removed mark as outputs-list.ts writes them', () => {
+	it('toolDescriptionOf reads the hidden entries and the removed mark as outputs/list.ts writes them', () => {
 		const source = String(toolDescriptionOf);
 		holds(source, HIDDEN_ENTRY.question);
 		holds(source, HIDDEN_ENTRY.type);
@@ -284,24 +280,20 @@ describe('the expressions repeat the Outputs list ids as literals (they cannot i
 		}
 	});
 
-	it.each<INodeParameters>([
-		{},
-		{ decision: { __rl: true, mode: 'list', value: 'ticket-routing' } },
-		{ operation: 'get', decision: '  lead-scoring ' },
-		{ operation: 'getAll' },
-		{ operation: 'create' },
-		{ resource: 'template', operation: 'getAll' },
-		{ resource: 'run', operation: 'sendFeedback' },
-		{ operation: 'constructor' },
-		{ decision: { __rl: true, mode: 'id', value: '' } },
-		{ operation: 'review', decision: { __rl: true, mode: 'list', value: 'ticket-routing' } },
-		{ operation: 'evaluate', decision: { __rl: true, mode: 'list', value: 'ticket-routing' } },
-		{ operation: 'review' },
-		{ resource: 'run', operation: 'review' },
-	])('the subtitle literal says what subtitleOf says for %j', (parameters) => {
+	it.each<[INodeParameters, string]>([
+		[{}, 'Decide'],
+		[{ decision: { __rl: true, mode: 'list', value: 'ticket-routing' } }, 'Decide: ticket-routing'],
+		[{ operation: 'get', decision: '  lead-scoring ' }, 'Get: lead-scoring'],
+		[{ operation: 'getAll' }, 'Get Many: decisions'],
+		[{ operation: 'create' }, 'Create: decision'],
+		[{ resource: 'template', operation: 'getAll' }, 'Get Many: templates'],
+		[{ resource: 'run', operation: 'sendFeedback' }, 'Send Feedback: run'],
+		[{ operation: 'constructor' }, 'constructor: decision'],
+		[{ decision: { __rl: true, mode: 'id', value: '' } }, 'Decide'],
+		[{ operation: 'review' }, 'Review'],
+		[{ resource: 'run', operation: 'review' }, 'Review: run'],
+	])('the subtitle literal for %j is %s', (parameters, expected) => {
 		const literal = new DecisionService().description.subtitle as string;
-		expect(evaluateOnNode(parameters, literal)).toBe(
-			evaluateOnNode(parameters, `={{(${subtitleOf})($parameter)}}`),
-		);
+		expect(evaluateOnNode(parameters, literal)).toBe(expected);
 	});
 });

@@ -6,8 +6,8 @@
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import type { RunAnswer } from '../../src/contract';
-import { answerOf } from '../../nodes/DecisionService/actions/decision/decide/routing';
-import { closeCallFields } from '../../nodes/DecisionService/actions/decision/decide/close-calls';
+import { answerOf } from '../../nodes/DecisionService/pipeline/item-json';
+import { closeCallFields } from '../../nodes/DecisionService/pipeline/close-calls';
 import {
 	machineAnswerOf,
 	reviewAnswers,
@@ -21,7 +21,7 @@ import {
 	decisionKeys,
 	freshOutputsList,
 	type OutputsListEntry,
-} from '../../nodes/DecisionService/outputs-list';
+} from '../../nodes/DecisionService/outputs/list';
 import { JS_FIELD_NAMES, JS_KEYS, jsonObject } from '../support/js-names';
 import { ticketRoutingDecision } from '../support/decisions';
 

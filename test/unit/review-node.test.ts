@@ -32,7 +32,7 @@ import {
 	reviewAnswers,
 	reviewPageOf,
 } from '../../nodes/DecisionService/actions/decision/review/page-data';
-import { configuredOutputs } from '../../nodes/DecisionService/expressions';
+import { configuredOutputs } from '../../nodes/DecisionService/outputs/configured';
 import {
 	ENTRY,
 	FIXED_ENTRY_IDS,
@@ -41,10 +41,9 @@ import {
 	NOT_REVIEWED_NAME,
 	freshOutputsList,
 	forReview,
-	outputsLayout,
-	reviewLayout,
 	type OutputsListEntry,
-} from '../../nodes/DecisionService/outputs-list';
+} from '../../nodes/DecisionService/outputs/list';
+import { outputsLayout, reviewLayout } from '../../nodes/DecisionService/outputs/layout';
 import { DecisionService } from '../../nodes/DecisionService/DecisionService.node';
 import {
 	SingleNodeTypes,

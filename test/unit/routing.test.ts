@@ -2,20 +2,20 @@
 import type { RunAnswer as Run } from '../../src/contract';
 import {
 	anomalyOf,
-	answerOf,
 	otherNote,
 	itemPerTarget,
 	targetsFor,
-} from '../../nodes/DecisionService/actions/decision/decide/routing';
-import { configuredOutputs } from '../../nodes/DecisionService/expressions';
+} from '../../nodes/DecisionService/outputs/targets';
+import { answerOf } from '../../nodes/DecisionService/pipeline/item-json';
+import { configuredOutputs } from '../../nodes/DecisionService/outputs/configured';
 import {
 	ERROR_KEEPER_NAME,
 	FIXED_OUTPUT_NAMES,
 	HIDDEN_ENTRY,
 	NO_LABEL_KEY,
 	ENTRY,
-	outputsLayout,
-} from '../../nodes/DecisionService/outputs-list';
+} from '../../nodes/DecisionService/outputs/list';
+import { outputsLayout } from '../../nodes/DecisionService/outputs/layout';
 
 function run(fields: Partial<Run>): Run {
 	return {
@@ -260,7 +260,7 @@ describe('outputsLayout from the saved Outputs list', () => {
 		expect(targetsFor(run({ choice: 'sales' }), layout)).toEqual([layout.other]);
 	});
 
-	it('configuredOutputs uses the ids outputs-list.ts exports (it repeats them as literals)', () => {
+	it('configuredOutputs uses the ids outputs/list.ts exports (it repeats them as literals)', () => {
 		const names = configuredOutputs({
 			routes: {
 				schema: [

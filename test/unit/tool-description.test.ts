@@ -1,5 +1,5 @@
 /**
- * The AI-tool description (toolDescriptionOf, expressions.ts) never names answers the called
+ * The AI-tool description (toolDescriptionOf, pipeline/tool-description.ts) never names answers the called
  * decision does not have: the Answers list saved in `routes` carries the slug it was loaded for
  * (its hidden entry `__meta_decision__`), and a list saved for another decision, or a decision
  * given as an expression, leaves the description with the decision's name only. Evaluated through
@@ -7,8 +7,8 @@
  */
 import type { INodeParameters, ResourceMapperField } from 'n8n-workflow';
 import { DecisionService } from '../../nodes/DecisionService/DecisionService.node';
-import { toolDescriptionOf } from '../../nodes/DecisionService/expressions';
-import { HIDDEN_ENTRY, freshOutputsList } from '../../nodes/DecisionService/outputs-list';
+import { toolDescriptionOf } from '../../nodes/DecisionService/pipeline/tool-description';
+import { HIDDEN_ENTRY, freshOutputsList } from '../../nodes/DecisionService/outputs/list';
 import { evaluateOnNode } from '../../harness/n8n-engine';
 
 const TICKET_ROUTING = freshOutputsList({

@@ -54,7 +54,7 @@ export async function getContextFields(this: ILoadOptionsFunctions): Promise<Res
  * The Outputs list: one output per option (route), level, lowest first (score) or label (classify,
  * plus "No Label"), then Uncertain, Pending Review and Other. On a refresh, the list saved in the
  * node is merged with the decision as the service has it now, so no output changes meaning (see
- * outputs-list.ts): the editor saves whatever this returns.
+ * outputs/list.ts): the editor saves whatever this returns.
  */
 export async function getRouteOutputs(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
 	const decision = await currentDecision(this);

@@ -1,19 +1,18 @@
 /**
- * The functions n8n evaluates from their source text inside an expression (`={{(fn)($parameter)}}`),
- * as Switch V3 and Text Classifier do: the node's outputs, the tool's description and the subtitle.
- * Each must stay self-contained: no imports at run time (TYPES only: they vanish at build), no
- * outside constants (the Outputs list's ids of outputs-list.ts are repeated as literals inside each
- * function; test/unit/outputs-list.test.ts checks they equal the module's constants), no helpers a
- * compiler could inject (no spread, `??` or `?.`). They read only the node's saved parameters.
- * Unit tests evaluate them through n8n's own expression engine.
+ * The node's outputs, a function n8n evaluates from its source text inside an expression
+ * (`={{(fn)($parameter)}}`), as Switch V3 and Text Classifier do. It must stay self-contained: no
+ * imports at run time (TYPES only: they vanish at build), no outside constants (the ids of list.ts
+ * are repeated as literals; test/unit/outputs-list.test.ts checks they equal the module's
+ * constants), no helpers a compiler could inject (no spread, `??` or `?.`). It reads only the node's
+ * saved parameters. Unit tests evaluate it through n8n's own expression engine.
  */
 import type { INodeOutputConfiguration, INodeParameters } from 'n8n-workflow';
-import type { OutputsListEntry, SavedOutputsList } from './list';
+import type { SavedOutputsList } from './list';
 
 /**
  * The node's outputs, from its saved parameters alone. n8n evaluates this inside an expression
  * (`outputs: '={{(' + configuredOutputs + ')($parameter)}}'`), so it must stay self-contained:
- * no imports, no constants from outside (the ids of outputs-list.ts are repeated as literals; a
+ * no imports, no constants from outside (the ids of list.ts are repeated as literals; a
  * unit test keeps them equal), no helpers a bundler could inject.
  *
  * One output per entry of the saved Outputs list, in its saved order: the decision's keys, the
@@ -77,103 +76,4 @@ export function configuredOutputs(parameters: INodeParameters): INodeOutputConfi
 		if (!present[index]) outputs.push({ type: 'main', displayName: fixedNames[index] });
 	}
 	return outputs;
-}
-
-/**
- * What an AI agent reads about the tool: the decision, its question and the answers it can give,
- * and what a call returns. n8n builds a tool's description synchronously from the node's saved
- * parameters, so it cannot ask the service: the question and the answers come from the Outputs
- * (Answers) list the editor loads when the decision is picked (its hidden entries hold the
- * question and the type; see outputs-list.ts). Without that list, the description names the
- * decision only; likewise when the list was saved for another decision (its hidden
- * `__meta_decision__` entry names another slug) or the decision is an expression: the agent is
- * never told the answers of a decision it does not call.
- */
-export function toolDescriptionOf(parameters: INodeParameters): string {
-	// n8n hands a resource locator to expressions as its value (the slug).
-	const locator = parameters.decision as { value?: unknown } | string | undefined;
-	const value = typeof locator === 'object' && locator !== null ? locator.value : locator;
-	const slug = typeof value === 'string' ? value.trim() : '';
-	const routes = parameters.routes as SavedOutputsList | undefined;
-	const listed: OutputsListEntry[] = routes && Array.isArray(routes.schema) ? routes.schema : [];
-	const expression = slug.charAt(0) === '=';
-	// The slug the list was loaded for; a list saved before it carried one is taken as it is.
-	let savedFor: string | undefined;
-	for (let index = 0; index < listed.length; index++) {
-		if (listed[index].id === '__meta_decision__')
-			savedFor = String(listed[index].displayName || '').trim();
-	}
-	const stale = expression || (savedFor !== undefined && savedFor !== slug);
-	const schema: OutputsListEntry[] = stale ? [] : listed;
-	let question = '';
-	let type = '';
-	const answers: string[] = [];
-	for (let index = 0; index < schema.length; index++) {
-		const field = schema[index];
-		const shown = field.displayName || '';
-		if (field.id === '__meta_question__') question = shown.trim();
-		else if (field.id === '__meta_type__') type = shown;
-		else if (
-			field.display !== false &&
-			field.removed !== true &&
-			field.id.indexOf('__') !== 0 &&
-			shown.indexOf('(no longer on the service)') === -1
-		) {
-			answers.push(field.id);
-		}
-	}
-	const named = slug === '' || expression ? 'a Decision Service decision' : '"' + slug + '"';
-	let text = 'Asks the Decision Service decision ' + named;
-	text += question ? ': ' + question : '.';
-	if (question && !/[.?!]$/.test(question)) text += '.';
-	const list = answers.join(', ');
-	if (list && type === 'route') text += ' It picks one option: ' + list + '.';
-	else if (list && type === 'score') text += ' It scores on levels, lowest first: ' + list + '.';
-	else if (list && type === 'classify')
-		text += ' It returns every label that applies, possibly none: ' + list + '.';
-	else if (list) text += ' Possible answers: ' + list + '.';
-	text +=
-		' Returns JSON: the answer (choice; or level and score; or labels), status (ok, uncertain, or pending: sent to human review, see review_url), confidence from 0 to 1, and run_id. On failure it returns an error text that says what to do.';
-	return text;
-}
-
-/**
- * The node's subtitle on the canvas, "Decide: ticket-routing": the operation, and the decision for
- * Decide and Get, else what the operation works on. No lookup by a saved value (`{…}[op]`): n8n's
- * sandbox refuses `constructor` as a key, so names are found by position in two lists.
- */
-export function subtitleOf(parameters: INodeParameters): string {
-	const operation = parameters.operation || 'decide';
-	const at = ['decide', 'create', 'get', 'getAll', 'sendFeedback', 'evaluate', 'review'].indexOf(
-		operation as string,
-	);
-	const name =
-		at === -1
-			? operation
-			: ['Decide', 'Create', 'Get', 'Get Many', 'Send Feedback', 'Evaluate', 'Review'][at];
-	const locator = parameters.decision as { value?: unknown } | string | undefined;
-	const slug = locator && typeof locator === 'object' ? locator.value : locator;
-	const resource = parameters.resource || 'decision';
-	if (
-		resource === 'decision' &&
-		(operation === 'decide' ||
-			operation === 'get' ||
-			operation === 'evaluate' ||
-			operation === 'review')
-	) {
-		return typeof slug === 'string' && slug.trim() !== ''
-			? name + ': ' + slug.trim()
-			: String(name);
-	}
-	const what =
-		resource === 'decision'
-			? operation === 'getAll'
-				? 'decisions'
-				: 'decision'
-			: resource === 'template'
-				? 'templates'
-				: resource === 'run'
-					? 'run'
-					: undefined;
-	return name + ': ' + what;
 }

@@ -7,13 +7,11 @@
  * Review, Other), a kept error position, or a hidden entry (display: false) that carries data.
  * Every shown entry that is not removed is one output, in the list's order.
  *
- * This file owns the ids, the entry type, the layout (which output index each entry has) and the
- * merge a refresh does. The functions n8n evaluates from their source text (the outputs, the tool
- * description, the subtitle) live in expressions.ts: they may import this file's TYPES only and
- * repeat its ids as literals; test/unit/outputs-list.test.ts holds the literals equal to these.
- *
- * Which output does an item go to: decide/routing.ts `targetsFor(run, layout)`, with the layout
- * from `outputsLayout` below, which mirrors `configuredOutputs` (expressions.ts).
+ * This file owns the ids, the entry type and the merge a refresh does. The rest of the outputs'
+ * home: the layout (which output index each entry has) is layout.ts; where an item goes,
+ * targets.ts; the node's outputs as n8n evaluates them from source text, configured.ts (it and the
+ * tool description may import this file's TYPES only and repeat its ids as literals;
+ * test/unit/outputs-list.test.ts holds the literals equal to these); the parameter, parameter.ts.
  */
 import type { ResourceMapperField } from 'n8n-workflow';
 import type { Decision } from '../../../src/contract';
@@ -81,78 +79,6 @@ export interface SavedOutputsList {
 export const isFixedEntry = (id: string): boolean =>
 	(FIXED_ENTRY_IDS as readonly string[]).includes(id);
 export const isErrorKeeper = (id: string): boolean => id.startsWith(ENTRY.errorKeeperPrefix);
-
-// ---------------------------------------------------------------------------------------------
-// The layout: which output index each entry has.
-// ---------------------------------------------------------------------------------------------
-
-/** Output index of each route key and of the fixed outputs, as configuredOutputs (expressions.ts) lays them out. */
-export interface OutputsLayout {
-	indexOf: Map<string, number>;
-	noLabel?: number;
-	uncertain: number;
-	pending: number;
-	other: number;
-	/** Outputs standing where n8n's error output was before a refresh added outputs (see ENTRY.errorKeeperPrefix). */
-	errorKeepers: number[];
-	count: number;
-}
-
-/**
- * The layout of the saved Outputs list: one output per shown entry in saved order (hidden entries
- * carry data; keys the user removed have none), the fixed outputs where the list has them, or
- * after everything for a list saved as keys only. Mirrors configuredOutputs, which must stay
- * self-contained; a unit test holds the two together.
- */
-export function outputsLayout(schema: ReadonlyArray<string | OutputsListEntry>): OutputsLayout {
-	const indexOf = new Map<string, number>();
-	const fixedAt = new Map<string, number>();
-	const errorKeepers: number[] = [];
-	let count = 0;
-	for (const entry of schema) {
-		const field: OutputsListEntry = typeof entry === 'string' ? { id: entry } : entry;
-		if (field.display === false) continue;
-		const isFixed = isFixedEntry(field.id);
-		if (field.removed === true && !isFixed) continue;
-		if (isFixed) fixedAt.set(field.id, count);
-		else if (isErrorKeeper(field.id)) errorKeepers.push(count);
-		else indexOf.set(field.id, count);
-		count++;
-	}
-	for (const id of FIXED_ENTRY_IDS) if (!fixedAt.has(id)) fixedAt.set(id, count++);
-	return {
-		indexOf,
-		noLabel: indexOf.get(NO_LABEL_KEY),
-		uncertain: fixedAt.get(ENTRY.uncertain)!,
-		pending: fixedAt.get(ENTRY.pending)!,
-		other: fixedAt.get(ENTRY.other)!,
-		errorKeepers,
-		count,
-	};
-}
-
-/**
- * Review's layout: Not Reviewed first, then the same Outputs list as Decide without its fixed
- * entries (a person's answer is never uncertain or pending, and is always one of the keys): each
- * key keeps its rename and its order, so the answer outputs line up with Decide's. Mirrors the
- * review branch of configuredOutputs.
- */
-export function reviewLayout(schema: ReadonlyArray<string | OutputsListEntry>): {
-	indexOf: Map<string, number>;
-	noLabel?: number;
-	notReviewed: number;
-	count: number;
-} {
-	const indexOf = new Map<string, number>();
-	let count = 1;
-	for (const entry of schema) {
-		const field: OutputsListEntry = typeof entry === 'string' ? { id: entry } : entry;
-		if (field.display === false || field.removed === true || isFixedEntry(field.id)) continue;
-		if (!isErrorKeeper(field.id)) indexOf.set(field.id, count);
-		count++;
-	}
-	return { indexOf, noLabel: indexOf.get(NO_LABEL_KEY), notReviewed: 0, count };
-}
 
 // ---------------------------------------------------------------------------------------------
 // The merge a refresh does (methods/resource-mapping.ts serves it to the editor).

@@ -8,7 +8,8 @@ import type { IDataObject } from 'n8n-workflow';
 import type { RunAnswer } from '../../../src/contract';
 import { kindOfRun } from '../../../src/kinds';
 import { closeCall, type CloseCallJudged } from '../../../src/evaluate';
-import { NO_LABEL_KEY, type OutputsLayout } from '../outputs/list';
+import { NO_LABEL_KEY } from '../outputs/list';
+import { type OutputsLayout } from '../outputs/layout';
 
 /**
  * The close call of a run answered `ok`, or undefined when it is not one (gap 0 = off, a pending

@@ -1,5 +1,7 @@
-/** What a failed Decide item carries, with the error output and without. */
+/** What an item carries after a decide: its answer (src/answer.ts), or its error. */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import { writeAnswer } from '../../../src/answer';
+import type { RunAnswer } from '../../../src/contract';
 import { mayHaveBeenCharged, serviceCodeOf } from '../errors';
 
 /** What a failed item carries under `error`: the message, the hint, the code, whether it was charged. */
@@ -24,4 +26,13 @@ export function failedItemJson(
 	errorOutput: boolean,
 ): IDataObject {
 	return errorOutput ? { error: errorObject(error) } : { ...item.json, error: errorObject(error) };
+}
+
+/**
+ * What is written on the item: the compact answer (Simplify) or the whole run, as src/answer.ts's
+ * contract says (Evaluate, Review and Send Feedback read it back with `readAnswer`).
+ */
+export function answerOf(run: RunAnswer, simplify: boolean): IDataObject {
+	// Written from parsed JSON: every value is JSON, what IDataObject holds.
+	return writeAnswer(run, simplify) as IDataObject;
 }

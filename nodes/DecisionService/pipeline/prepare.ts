@@ -3,11 +3,7 @@
  * checked against the decision's declared fields before anything is sent (an item that fails
  * spends no quota). Decide, Evaluate and the tool run on it.
  */
-import {
-	NodeOperationError,
-	type IExecuteFunctions,
-	type INodeExecutionData,
-} from 'n8n-workflow';
+import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 import type { DecisionClient, RecentDecision } from '../../../src/client';
 import type { Decision } from '../../../src/contract';
 import { validateDecideInput } from '../../../src/contract/validation';

@@ -1,153 +1,12 @@
 /** The editor's fields of Decide: decision, input, outputs and options (declarations only, hence the length). */
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
-import { toolDescriptionOf } from '../../../outputs/configured';
-import { OUTPUTS_LIST_PARAMETER } from '../../../outputs/list';
-import { decisionLocator } from '../../common';
+import { toolDescriptionOf } from '../../../pipeline/tool-description';
+import { decisionAndInput, timeoutOption, validateInputOption } from '../../../pipeline/fields';
+import { outputsListField, outputsListNotice, toolAnswersField } from '../../../outputs/parameter';
 import { DEFAULT_MAX_CONCURRENCY, MAX_IN_FLIGHT } from '../../../../../src/client';
 
-/** Options Decide and Evaluate share (one definition each). */
-export const timeoutOption: INodeProperties = {
-	displayName: 'Timeout (Seconds)',
-	name: 'timeout',
-	type: 'number',
-	typeOptions: { minValue: 10 },
-	default: 15,
-	description: 'How long to wait for each answer; the service asks for at least 10 seconds',
-};
-
-export const validateInputOption: INodeProperties = {
-	displayName: 'Validate Input Locally',
-	name: 'validateInput',
-	type: 'boolean',
-	default: true,
-	description:
-		'Whether to check required fields and types before calling, so an invalid item fails alone and spends no quota',
-};
-
-/** The Outputs list Decide and Review share (Review shows its answer entries only). */
-export const outputsListField: INodeProperties = {
-	displayName: 'Outputs',
-	name: OUTPUTS_LIST_PARAMETER,
-	type: 'resourceMapper',
-	noDataExpression: true,
-	default: { mappingMode: 'defineBelow', value: null },
-	required: true,
-	typeOptions: {
-		loadOptionsDependsOn: ['decision.value'],
-		resourceMapper: {
-			resourceMapperMethod: 'getRouteOutputs',
-			mode: 'map',
-			valuesLabel: 'Output names (optional)',
-			fieldWords: { singular: 'output', plural: 'outputs' },
-			addAllFields: true,
-			multiKeyMatch: false,
-			supportAutoMap: false,
-			hideNoDataError: true,
-			noFieldsError: 'Pick a decision first: its options, levels or labels become the outputs.',
-		},
-	},
-};
-
-export const outputsListNotice: INodeProperties = {
-	// A notice, not the list's hint: n8n shows no hint under a resource mapper.
-	displayName:
-		'A score goes to its level; a classified item goes to each of its labels. A refresh never moves an output; deleting a row deletes its output and moves the wires after it.',
-	name: 'routesNotice',
-	type: 'notice',
-	default: '',
-};
-
-const INPUT_MODES: INodeProperties['options'] = [
-	{
-		name: 'Map Fields',
-		value: 'mapFields',
-		description: 'Fill in the context fields the decision declares',
-	},
-	{ name: 'Text', value: 'text', description: 'Send one free text' },
-	{
-		name: 'JSON',
-		value: 'json',
-		description: 'Send a JSON object (by default the whole item)',
-	},
-];
-
 const properties: INodeProperties[] = [
-	decisionLocator,
-	{
-		displayName: 'Input',
-		name: 'inputMode',
-		type: 'options',
-		noDataExpression: true,
-		default: 'mapFields',
-		options: INPUT_MODES,
-		displayOptions: { hide: { '@tool': [true] } },
-	},
-	// As an agent's tool, the model writes the text: nothing to fill in to get started.
-	{
-		displayName: 'Input',
-		name: 'inputMode',
-		type: 'options',
-		noDataExpression: true,
-		default: 'text',
-		options: INPUT_MODES,
-		displayOptions: { show: { '@tool': [true] } },
-	},
-	{
-		displayName: 'Fields',
-		name: 'inputFields',
-		type: 'resourceMapper',
-		noDataExpression: true,
-		default: { mappingMode: 'defineBelow', value: null },
-		required: true,
-		typeOptions: {
-			loadOptionsDependsOn: ['decision.value'],
-			resourceMapper: {
-				resourceMapperMethod: 'getContextFields',
-				mode: 'add',
-				fieldWords: { singular: 'field', plural: 'fields' },
-				addAllFields: true,
-				multiKeyMatch: false,
-				supportAutoMap: true,
-				valuesLabel: 'Context Fields',
-				// Nothing red before the user did anything: with no decision picked the method returns an
-				// info notice instead (emptyFieldsNotice), and n8n's "no fields" error stays hidden.
-				hideNoDataError: true,
-				noFieldsError:
-					'Pick a decision to load its context fields. If it declares none, use Text or JSON input.',
-			},
-		},
-		displayOptions: { show: { inputMode: ['mapFields'] } },
-	},
-	{
-		displayName: 'Text',
-		name: 'text',
-		type: 'string',
-		typeOptions: { rows: 4 },
-		default: '={{ $json.text }}',
-		required: true,
-		description: 'The free text the decision is asked about',
-		displayOptions: { show: { inputMode: ['text'] }, hide: { '@tool': [true] } },
-	},
-	{
-		displayName: 'Text',
-		name: 'text',
-		type: 'string',
-		typeOptions: { rows: 2 },
-		default:
-			"={{ $fromAI('text', 'The text the decision is asked about, as the user wrote it', 'string') }}",
-		required: true,
-		description: 'What the agent sends; by default the model fills it in',
-		displayOptions: { show: { inputMode: ['text'], '@tool': [true] } },
-	},
-	{
-		displayName: 'JSON',
-		name: 'jsonInput',
-		type: 'json',
-		default: '={{ $json }}',
-		required: true,
-		description: 'The input object; by default the whole incoming item',
-		displayOptions: { show: { inputMode: ['json'] } },
-	},
+	...decisionAndInput,
 	{
 		displayName: 'Output',
 		name: 'outputMode',
@@ -180,34 +39,7 @@ const properties: INodeProperties[] = [
 		...outputsListNotice,
 		displayOptions: { show: { outputMode: ['routeToOutputs'], '@tool': [false] } },
 	},
-	// The tool variant: the same list, loaded when the decision is picked, names the answers in
-	// the description the agent reads. Nothing to fill in. n8n's editor reloads a list when the
-	// field it depends on changes only if it can resolve every parameter of the node, and the
-	// tool's Text, $fromAI(…), cannot be resolved before the agent has run: so the list is also
-	// reloaded whenever the panel opens and finds it saved for another decision (as n8n's own
-	// Call n8n Workflow Tool does). toolDescriptionOf never names a list saved for another decision.
-	{
-		displayName: 'Answers',
-		name: OUTPUTS_LIST_PARAMETER,
-		type: 'resourceMapper',
-		noDataExpression: true,
-		default: { mappingMode: 'defineBelow', value: null },
-		typeOptions: {
-			loadOptionsDependsOn: ['decision.value'],
-			resourceMapper: {
-				resourceMapperMethod: 'getRouteOutputs',
-				mode: 'map',
-				valuesLabel: 'Answers the decision can give',
-				fieldWords: { singular: 'answer', plural: 'answers' },
-				addAllFields: true,
-				multiKeyMatch: false,
-				supportAutoMap: false,
-				refreshStaleSchemaOnOpen: true,
-				noFieldsError: 'Pick a decision first: its answers are listed in the tool description.',
-			},
-		},
-		displayOptions: { show: { '@tool': [true] } },
-	},
+	toolAnswersField,
 	{
 		displayName:
 			"As a tool, Decide answers the agent with the compact result (the answer, status, confidence, review URL, run ID) or a short error text, whatever the output settings. The agent reads the decision's question and answers in the tool description.",
@@ -233,7 +65,7 @@ const properties: INodeProperties[] = [
 		displayOptions: { show: { '@tool': [true] } },
 	},
 	// Declaring toolDescription keeps n8n from adding its own, whose automatic text cannot name the
-	// decision. n8n resolves an expression here when it builds the tool (see expressions.ts).
+	// decision. n8n resolves an expression here when it builds the tool (see pipeline/tool-description.ts).
 	{
 		displayName: 'Description',
 		name: 'toolDescription',

@@ -1,41 +1,27 @@
 /**
- * Decide: prepare every item (anything that fails locally fails before a request, so it spends no
- * quota), decide the prepared ones up to Max Concurrency at a time (the key's rate gate sends what
- * the plan's window has left and holds the rest for the reset), then put each answer on its outputs.
+ * Decide: the shared pipeline (prepare every item, decide up to Max Concurrency; pipeline/), then
+ * each answer written on its item and the item put on the outputs outputs/targets.ts says.
  */
-import {
-	NodeOperationError,
-	type IExecuteFunctions,
-	type INodeExecutionData,
-	type ResourceMapperValue,
-} from 'n8n-workflow';
-import {
-	DecisionServiceError,
-	forEachBounded,
-	type DecisionClient,
-	type RecentDecision,
-} from '../../../../../src/client';
-import { jsonCopy, type Decision, type RunAnswer } from '../../../../../src/contract';
-import { validateDecideInput } from '../../../../../src/contract/validation';
-import { toNodeError } from '../../../errors';
+import type { IExecuteFunctions, INodeExecutionData, ResourceMapperValue } from 'n8n-workflow';
+import { jsonCopy, type RunAnswer } from '../../../../../src/contract';
 import { createDecisionClient } from '../../../transport';
 import type { DecideNodeOptions } from './description';
-import { errorObject, failedItemJson } from '../../../pipeline/item-json';
-import { answerOf, itemPerTarget, otherNote, targetsFor } from '../../../outputs/targets';
-import { OUTPUTS_LIST_PARAMETER, outputsLayout, type OutputsLayout } from '../../../outputs/list';
+import { OUTPUTS_LIST_PARAMETER } from '../../../outputs/list';
+import { outputsLayout, type OutputsLayout } from '../../../outputs/layout';
+import { failedTargets, itemPerTarget, otherNote, targetsFor } from '../../../outputs/targets';
+import { configuredOutputs } from '../../../outputs/configured';
+import { answerOf, errorObject, failedItemJson } from '../../../pipeline/item-json';
 import { answerToolCall, runsAsTool } from '../../../pipeline/tool';
 import { closeCallFields, closeCallOf } from '../../../pipeline/close-calls';
-import { addHints, newStats, receiptHints, type DecideStats } from '../../../pipeline/receipt';
-import { configuredOutputs } from '../../../outputs/configured';
-
+import { addHints, newStats, receiptHints } from '../../../pipeline/receipt';
 import { prepareItems } from '../../../pipeline/prepare';
 import { decideAll } from '../../../pipeline/decide-all';
 
 /**
- * Each result on its outputs (failed items, under continue-on-fail, on Other or the only output,
- * and, with n8n's error output, also on every output kept where the error output used to be).
- * An item sent to several outputs (classify) is a separate copy on each, so a branch that edits
- * its item cannot change another branch's.
+ * Each result on its outputs. A failed item (continue-on-fail) on Other or the only output, and
+ * with n8n's error output also on every output kept where the error output used to be. An item
+ * sent to several outputs (classify) is a separate copy on each, so a branch that edits its item
+ * cannot change another branch's.
  */
 function placeResults(
 	items: INodeExecutionData[],
@@ -43,7 +29,7 @@ function placeResults(
 	layout: OutputsLayout | undefined,
 	options: DecideNodeOptions,
 	usesErrorOutput: boolean,
-	closeCalls: { count: number } = { count: 0 },
+	closeCalls: { count: number },
 ): INodeExecutionData[][] {
 	const outputs: INodeExecutionData[][] = Array.from(
 		{ length: layout ? layout.count : 1 },
@@ -54,12 +40,13 @@ function placeResults(
 		const pairedItem = { item: itemIndex };
 		const item = items[itemIndex];
 		if (result instanceof Error) {
-			outputs[layout ? layout.other : 0].push({
+			const failed = layout ? failedTargets(layout, usesErrorOutput) : { other: 0, keepers: [] };
+			outputs[failed.other].push({
 				json: failedItemJson(item, result, usesErrorOutput),
 				pairedItem,
 			});
 			// What n8n's error output would hold: the item's fields and the error.
-			for (const keeper of layout && usesErrorOutput ? layout.errorKeepers : []) {
+			for (const keeper of failed.keepers) {
 				outputs[keeper].push({
 					json: { ...jsonCopy(item.json), error: errorObject(result) },
 					pairedItem,
@@ -77,13 +64,9 @@ function placeResults(
 			closeCalls.count++;
 		}
 		const json = { ...item.json, [resultField]: answer };
-		const targets = layout ? (close ? [layout.uncertain] : targetsFor(result, layout)) : [0];
-		for (const [target, each] of itemPerTarget(
-			{ json, binary: item.binary, pairedItem },
-			targets,
-		)) {
+		const targets = layout ? targetsFor(result, layout, close !== undefined) : [0];
+		for (const [target, each] of itemPerTarget({ json, binary: item.binary, pairedItem }, targets))
 			outputs[target].push(each);
-		}
 	});
 	return outputs;
 }

@@ -1,25 +1,22 @@
 /**
- * The editor's fields of Evaluate: the decision and the input are Decide's own fields (taken from
- * its description, not copied), then the expected answer, the target accuracy and the options.
+ * The editor's fields of Evaluate: the decision and the input every operation that decides shares
+ * (pipeline/fields.ts), then the expected answer, the target accuracy and the options.
  */
 import type { INodeProperties } from 'n8n-workflow';
-import {
-	description as decideDescription,
-	timeoutOption,
-	validateInputOption,
-} from '../decide/description';
+import { decisionAndInput, timeoutOption, validateInputOption } from '../../../pipeline/fields';
 
-const SHARED = new Set(['decision', 'inputMode', 'inputFields', 'text', 'jsonInput']);
-
-/** Decide's decision and input fields, shown for Evaluate instead (its agent-tool variants left out). */
-const sharedWithDecide: INodeProperties[] = decideDescription
-	.filter((property) => SHARED.has(property.name))
+/** The decision and input fields, for Evaluate (their agent-tool variants left out). */
+const sharedWithDecide: INodeProperties[] = decisionAndInput
 	.filter((property) => property.displayOptions?.show?.['@tool'] === undefined)
 	.map((property) => {
 		const hide = Object.fromEntries(
 			Object.entries(property.displayOptions?.hide ?? {}).filter(([name]) => name !== '@tool'),
 		);
-		const show = { ...property.displayOptions?.show, operation: ['evaluate'] };
+		const show = {
+			resource: ['decision'],
+			operation: ['evaluate'],
+			...property.displayOptions?.show,
+		};
 		return {
 			...property,
 			displayOptions: Object.keys(hide).length ? { show, hide } : { show },

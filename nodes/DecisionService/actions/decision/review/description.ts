@@ -1,7 +1,7 @@
 /** The editor's fields of Review: the decision, its answer outputs, the time limit and the page. */
 import { updateDisplayOptions, type INodeProperties, type IWebhookDescription } from 'n8n-workflow';
 import { decisionLocator } from '../../common';
-import { outputsListField, outputsListNotice } from '../decide/description';
+import { outputsListField, outputsListNotice } from '../../../outputs/parameter';
 
 /**
  * The page's two methods on the resume link, as n8n's Wait node declares them: `restartWebhook`

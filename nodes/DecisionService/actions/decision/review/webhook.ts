@@ -23,14 +23,16 @@ import {
 	type ReviewPage,
 	type ReviewPick,
 } from '../../../../../src/review';
-import { decisionKeys, OUTPUTS_LIST_PARAMETER, reviewLayout } from '../../../outputs/list';
+import { decisionKeys, OUTPUTS_LIST_PARAMETER } from '../../../outputs/list';
+import { reviewLayout } from '../../../outputs/layout';
 import type { DecisionClient } from '../../../../../src/client';
 import { createDecisionClient } from '../../../transport';
 import { kindOf, sameAnswer } from '../../../../../src/kinds';
-import { itemPerTarget } from '../../../outputs/targets';
+import { itemPerTarget, pickTargets } from '../../../outputs/targets';
 import { askedInputs, decideSourceOf, resultFieldOf } from './asked';
 import type { ReviewNodeOptions } from './description';
-import { REVIEW_FIELD, REVIEW_UNTIL, routeOnResume } from './execute';
+import { REVIEW_FIELD, REVIEW_UNTIL } from './execute';
+import { routeOnResume } from './resume';
 import { reviewAnswers, reviewPageOf } from './page-data';
 
 /**
@@ -225,10 +227,7 @@ async function answer(n8n: IWebhookFunctions, res: Response): Promise<IWebhookRe
 		if (pick.note) review.note = pick.note;
 		const sent = feedback.get(index);
 		if (sent) review.feedback = sent;
-		const targets = pick.keys.length
-			? [...new Set(pick.keys.map((key) => layout.indexOf.get(key) ?? layout.notReviewed))]
-			: [layout.noLabel ?? layout.notReviewed];
-		targets.sort((a, b) => a - b);
+		const targets = pickTargets(pick.keys, layout);
 		for (const [target, each] of itemPerTarget(itemWith(item, index, review), targets)) {
 			outputs[target].push(each);
 		}

@@ -1,0 +1,129 @@
+/**
+ * What an evaluation puts out: the expected answers sent as feedback (when asked), the report item
+ * (the summary in words, the figures for machines, the HTML page) and the scored items.
+ */
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { forEachBounded, type DecisionClient } from '../../../../../src/client';
+import type { Decision, RunAnswer } from '../../../../../src/contract';
+import { feedbackText, type Kind } from '../../../../../src/kinds';
+import { forMachines, renderReport, type Metrics, type Summary } from '../../../../../src/evaluate';
+import { answerOf, failedItemJson } from '../../../pipeline/item-json';
+import type { Scoring } from './inputs';
+
+/** Sends each scored item's expected answer as feedback on its run (the one encoding of src/kinds.ts). */
+export async function sendExpectedAsFeedback(
+	context: IExecuteFunctions,
+	client: DecisionClient,
+	kind: Kind,
+	scoring: Scoring,
+): Promise<Map<number, boolean>> {
+	const sent = new Map<number, boolean>();
+	const signal = context.getExecutionCancelSignal();
+	await forEachBounded(scoring.scored.length, client.maxConcurrency, async (at) => {
+		const item = scoring.scored[at];
+		const expected = item.expected as string | string[];
+		const feedback = feedbackText(
+			kind,
+			Array.isArray(expected) ? expected : [expected],
+			item.run.guess,
+		);
+		const itemIndex = scoring.scoredIndexes[at];
+		try {
+			await client.sendFeedback(item.run.runId, { feedback }, signal);
+			sent.set(itemIndex, true);
+		} catch {
+			sent.set(itemIndex, false);
+		}
+	});
+	return sent;
+}
+
+export interface EvaluationOutcome {
+	decision: Decision;
+	metrics: Metrics;
+	summary: Summary;
+	scoring: Scoring;
+	repeats: ReadonlyMap<number, number>;
+	comparison?: IDataObject;
+	feedback?: ReadonlyMap<number, boolean>;
+}
+
+/** The report item: the summary, the figures for machines, and the HTML report as binary. */
+export async function reportItem(
+	context: IExecuteFunctions,
+	outcome: EvaluationOutcome,
+): Promise<INodeExecutionData> {
+	const { decision, metrics, summary, scoring, feedback, comparison } = outcome;
+	const html = renderReport(metrics, {
+		title: `Evaluation of ${decision.name}`,
+		decision: decision.slug,
+		generatedAt: new Date().toISOString(),
+	});
+	const sent = feedback ? [...feedback.values()] : [];
+	const json = {
+		summary: [summary.headline, ...summary.sentences].join(' '),
+		decision: decision.slug,
+		live_version: decision.live_version,
+		...(forMachines(metrics) as IDataObject),
+		recommended_settings: forMachines({
+			minimumConfidence: summary.confidence,
+			closeCallGap: summary.closeCallGap,
+		}),
+		failed_items: [...scoring.failures.keys()],
+		repeated_runs: [...outcome.repeats.keys()],
+		...(comparison ? { comparison: forMachines(comparison) } : {}),
+		...(feedback
+			? { feedback: { sent: sent.filter(Boolean).length, failed: sent.filter((ok) => !ok).length } }
+			: {}),
+	} as IDataObject;
+	return {
+		json,
+		binary: {
+			data: await context.helpers.prepareBinaryData(
+				Buffer.from(html, 'utf8'),
+				'evaluation-report.html',
+				'text/html',
+			),
+		},
+		pairedItem: scoring.scoredIndexes.map((item) => ({ item })),
+	};
+}
+
+/** Every input item with how it was scored, or its error. */
+export function scoredItems(
+	items: INodeExecutionData[],
+	outcome: EvaluationOutcome,
+	fresh: ReadonlyArray<RunAnswer | Error>,
+	carried: ReadonlyArray<unknown>,
+	resultField: string,
+	usesErrorOutput: boolean,
+): INodeExecutionData[] {
+	const byIndex = new Map(outcome.metrics.items.map((each) => [each.index, each]));
+	return items.map((item, itemIndex) => {
+		const pairedItem = { item: itemIndex };
+		const failure = outcome.scoring.failures.get(itemIndex);
+		if (failure) return { json: failedItemJson(item, failure, usesErrorOutput), pairedItem };
+		const repeatOf = outcome.repeats.get(itemIndex);
+		const scored = byIndex.get(repeatOf ?? itemIndex)!;
+		const run = fresh[itemIndex];
+		const json: IDataObject = {
+			...item.json,
+			...(carried[itemIndex] || run instanceof Error || run === undefined
+				? {}
+				: { [resultField]: answerOf(run, false) }),
+			right: scored.correct === true,
+			answered: scored.answered,
+			expected: scored.expected,
+			predicted: scored.predicted ?? null,
+			...(scored.guess === undefined
+				? {}
+				: { guess: scored.guess, guess_right: scored.guessRight }),
+			confidence: scored.confidence,
+			status: scored.status,
+			charged: repeatOf === undefined ? scored.charged : 0,
+			...(repeatOf === undefined ? {} : { counted_on_item: repeatOf }),
+		};
+		if (outcome.feedback?.has(itemIndex)) json.feedback_sent = outcome.feedback.get(itemIndex);
+		return { json, pairedItem };
+	});
+}

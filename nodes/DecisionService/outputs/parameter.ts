@@ -1,0 +1,68 @@
+/**
+ * The Outputs list as a node parameter: Decide's and Review's "Outputs" (Review shows its answer
+ * entries only), the tool's read-only "Answers", and the notice under the list.
+ */
+import type { INodeProperties } from 'n8n-workflow';
+import { OUTPUTS_LIST_PARAMETER } from './list';
+
+/** The Outputs list Decide and Review share (Review shows its answer entries only). */
+export const outputsListField: INodeProperties = {
+	displayName: 'Outputs',
+	name: OUTPUTS_LIST_PARAMETER,
+	type: 'resourceMapper',
+	noDataExpression: true,
+	default: { mappingMode: 'defineBelow', value: null },
+	required: true,
+	typeOptions: {
+		loadOptionsDependsOn: ['decision.value'],
+		resourceMapper: {
+			resourceMapperMethod: 'getRouteOutputs',
+			mode: 'map',
+			valuesLabel: 'Output names (optional)',
+			fieldWords: { singular: 'output', plural: 'outputs' },
+			addAllFields: true,
+			multiKeyMatch: false,
+			supportAutoMap: false,
+			hideNoDataError: true,
+			noFieldsError: 'Pick a decision first: its options, levels or labels become the outputs.',
+		},
+	},
+};
+
+export const outputsListNotice: INodeProperties = {
+	// A notice, not the list's hint: n8n shows no hint under a resource mapper.
+	displayName:
+		'A score goes to its level; a classified item goes to each of its labels. A refresh never moves an output; deleting a row deletes its output and moves the wires after it.',
+	name: 'routesNotice',
+	type: 'notice',
+	default: '',
+};
+
+// The tool variant: the same list, loaded when the decision is picked, names the answers in
+// the description the agent reads. Nothing to fill in. n8n's editor reloads a list when the
+// field it depends on changes only if it can resolve every parameter of the node, and the
+// tool's Text, $fromAI(…), cannot be resolved before the agent has run: so the list is also
+// reloaded whenever the panel opens and finds it saved for another decision (as n8n's own
+// Call n8n Workflow Tool does). toolDescriptionOf never names a list saved for another decision.
+export const toolAnswersField: INodeProperties = {
+	displayName: 'Answers',
+	name: OUTPUTS_LIST_PARAMETER,
+	type: 'resourceMapper',
+	noDataExpression: true,
+	default: { mappingMode: 'defineBelow', value: null },
+	typeOptions: {
+		loadOptionsDependsOn: ['decision.value'],
+		resourceMapper: {
+			resourceMapperMethod: 'getRouteOutputs',
+			mode: 'map',
+			valuesLabel: 'Answers the decision can give',
+			fieldWords: { singular: 'answer', plural: 'answers' },
+			addAllFields: true,
+			multiKeyMatch: false,
+			supportAutoMap: false,
+			refreshStaleSchemaOnOpen: true,
+			noFieldsError: 'Pick a decision first: its answers are listed in the tool description.',
+		},
+	},
+	displayOptions: { show: { '@tool': [true] } },
+};

@@ -1,0 +1,119 @@
+/**
+ * The fields every operation that decides shares (Decide, Evaluate): the decision, the input
+ * (Map Fields, Text, JSON; the tool's variants), and the Timeout and Validate Input Locally options.
+ */
+import type { INodeProperties } from 'n8n-workflow';
+import { decisionLocator } from '../actions/common';
+
+/** Options every operation that decides shares (one definition each). */
+export const timeoutOption: INodeProperties = {
+	displayName: 'Timeout (Seconds)',
+	name: 'timeout',
+	type: 'number',
+	typeOptions: { minValue: 10 },
+	default: 15,
+	description: 'How long to wait for each answer; the service asks for at least 10 seconds',
+};
+
+export const validateInputOption: INodeProperties = {
+	displayName: 'Validate Input Locally',
+	name: 'validateInput',
+	type: 'boolean',
+	default: true,
+	description:
+		'Whether to check required fields and types before calling, so an invalid item fails alone and spends no quota',
+};
+
+const INPUT_MODES: INodeProperties['options'] = [
+	{
+		name: 'Map Fields',
+		value: 'mapFields',
+		description: 'Fill in the context fields the decision declares',
+	},
+	{ name: 'Text', value: 'text', description: 'Send one free text' },
+	{
+		name: 'JSON',
+		value: 'json',
+		description: 'Send a JSON object (by default the whole item)',
+	},
+];
+
+/** The decision and its input, with the agent-tool variants (shown only as a tool). */
+export const decisionAndInput: INodeProperties[] = [
+	decisionLocator,
+	{
+		displayName: 'Input',
+		name: 'inputMode',
+		type: 'options',
+		noDataExpression: true,
+		default: 'mapFields',
+		options: INPUT_MODES,
+		displayOptions: { hide: { '@tool': [true] } },
+	},
+	// As an agent's tool, the model writes the text: nothing to fill in to get started.
+	{
+		displayName: 'Input',
+		name: 'inputMode',
+		type: 'options',
+		noDataExpression: true,
+		default: 'text',
+		options: INPUT_MODES,
+		displayOptions: { show: { '@tool': [true] } },
+	},
+	{
+		displayName: 'Fields',
+		name: 'inputFields',
+		type: 'resourceMapper',
+		noDataExpression: true,
+		default: { mappingMode: 'defineBelow', value: null },
+		required: true,
+		typeOptions: {
+			loadOptionsDependsOn: ['decision.value'],
+			resourceMapper: {
+				resourceMapperMethod: 'getContextFields',
+				mode: 'add',
+				fieldWords: { singular: 'field', plural: 'fields' },
+				addAllFields: true,
+				multiKeyMatch: false,
+				supportAutoMap: true,
+				valuesLabel: 'Context Fields',
+				// Nothing red before the user did anything: with no decision picked the method returns an
+				// info notice instead (emptyFieldsNotice), and n8n's "no fields" error stays hidden.
+				hideNoDataError: true,
+				noFieldsError:
+					'Pick a decision to load its context fields. If it declares none, use Text or JSON input.',
+			},
+		},
+		displayOptions: { show: { inputMode: ['mapFields'] } },
+	},
+	{
+		displayName: 'Text',
+		name: 'text',
+		type: 'string',
+		typeOptions: { rows: 4 },
+		default: '={{ $json.text }}',
+		required: true,
+		description: 'The free text the decision is asked about',
+		displayOptions: { show: { inputMode: ['text'] }, hide: { '@tool': [true] } },
+	},
+	{
+		displayName: 'Text',
+		name: 'text',
+		type: 'string',
+		typeOptions: { rows: 2 },
+		default:
+			"={{ $fromAI('text', 'The text the decision is asked about, as the user wrote it', 'string') }}",
+		required: true,
+		description: 'What the agent sends; by default the model fills it in',
+		displayOptions: { show: { inputMode: ['text'], '@tool': [true] } },
+	},
+	{
+		displayName: 'JSON',
+		name: 'jsonInput',
+		type: 'json',
+		default: '={{ $json }}',
+		required: true,
+		description: 'The input object; by default the whole incoming item',
+		displayOptions: { show: { inputMode: ['json'] } },
+	},
+];

@@ -1,0 +1,208 @@
+// The shapes of an evaluation: what goes in (scored items, options) and what comes out (the
+// figures per kind, the per-item outcomes, the problems). Declarations only.
+import type { ItemAnswer } from '../answer';
+
+export interface ScoredItem {
+	/**
+	 * route: an option key; score: a level label (as the legend's values have it) or a level index
+	 * (a number, 0 = lowest, as the legend's keys); classify: a list of label keys.
+	 */
+	expected: unknown;
+	/** The item's answer as src/answer.ts reads it (a carried compact or whole run, or a fresh one). */
+	run: ItemAnswer;
+	/** Units this item cost: 1 for a fresh decide, 0 for an item scored from a run it already carried. */
+	charged: number;
+}
+
+export interface EvaluateOptions {
+	/** Confidence thresholds of the coverage table; default 0.00, 0.05 … 0.95. */
+	thresholds?: readonly number[];
+	/** Gap thresholds of the coverage-by-gap table; default 0.00, 0.05 … 0.95. */
+	gaps?: readonly number[];
+	/** The accuracy the user wants; the recommendation is the lowest threshold reaching it. Default 0.9. */
+	targetAccuracy?: number;
+	/** The decision's confidence threshold: the doubtful items' table lists the thresholds below it. */
+	confidenceThreshold?: number;
+}
+
+export type ItemProblemCode = 'unknown_expected_key' | 'invalid_expected';
+
+/** Why an item could not be evaluated: the node puts it on the error output. */
+export interface ItemProblem {
+	code: ItemProblemCode;
+	/** Index of the item in the list given to `evaluate`. */
+	index: number;
+	/** The expected key that the decision does not know (unknown_expected_key). */
+	key?: string;
+	/** The decision's keys: options, levels lowest first, or labels. */
+	knownKeys: string[];
+	message: string;
+}
+
+export interface ClassMetrics {
+	key: string;
+	/** Items expecting this key (answered or not). */
+	support: number;
+	/** Of those, the answered ones: recall's denominator. */
+	answeredSupport: number;
+	/** Answered items that predicted this key. */
+	predicted: number;
+	truePositives: number;
+	/** null when the key was never predicted. */
+	precision: number | null;
+	/** null when no answered item expected the key. */
+	recall: number | null;
+	/** null when precision or recall is null; 0 when both are 0. */
+	f1: number | null;
+}
+
+export interface ConfusionRow {
+	expected: string;
+	/** One count per key of `Confusion.keys`, same order. */
+	predicted: number[];
+	uncertain: number;
+	pending: number;
+	other: number;
+	total: number;
+}
+
+/** Rows: expected; columns: predicted keys, then the runs that gave no answer. */
+export interface Confusion {
+	keys: string[];
+	rows: ConfusionRow[];
+}
+
+export interface CoverageRow {
+	threshold: number;
+	/** Answered items at or above the threshold. */
+	count: number;
+	/** count / all evaluated items. */
+	coverage: number;
+	/** Correct among them; null when count is 0. */
+	accuracy: number | null;
+}
+
+export interface NameCount {
+	/** null: the run did not say. */
+	name: string | null;
+	count: number;
+}
+
+export interface ItemOutcome {
+	index: number;
+	status: string;
+	answered: boolean;
+	/** route/score: exact answer; classify: exact label set. null when not answered. */
+	correct: boolean | null;
+	expected: string | string[];
+	/** The run's answer (route choice, score level, classify labels); undefined when it gave none. */
+	predicted?: string | string[];
+	/** On a run the service did not answer (uncertain, pending): the machine's guess, when it had one. */
+	guess?: string | string[];
+	/** Whether that guess was the expected answer; null on answered runs and runs without a guess. */
+	guessRight: boolean | null;
+	confidence: number | null;
+	/** The gap between the two most probable answers (see close-call.ts); null when unknown. */
+	gap: number | null;
+	charged: number;
+}
+
+/** One row of the doubtful items' table: the threshold lowered to `threshold`. */
+export interface DoubtfulRow {
+	threshold: number;
+	/** Doubtful items whose confidence is at or above it: they would have been answered by their guess. */
+	routed: number;
+	/** Of those, the guesses that were right. */
+	right: number;
+	/** right / routed; null when routed is 0. */
+	accuracy: number | null;
+}
+
+/**
+ * The runs the service did not answer (uncertain, pending) scored by the machine's guess: how a
+ * team learns from its reviews whether the doubtful guesses were right and where to set the
+ * threshold. They never count in accuracy or coverage.
+ */
+export interface DoubtfulMetrics {
+	count: number;
+	/** Of those, items with a guess (an uncertain route run carries its probabilities). */
+	guessed: number;
+	guessRight: number;
+	/** guessRight / guessed; null when nothing was guessed. */
+	guessAccuracy: number | null;
+	/** For each threshold under the decision's: what lowering it there would have routed, and how many right. */
+	byThreshold: DoubtfulRow[];
+}
+
+export interface CommonMetrics {
+	/** Evaluated items (those with a problem are left out). */
+	total: number;
+	answered: number;
+	/** answered / total; null when total is 0. */
+	coverage: number | null;
+	statuses: { ok: number; uncertain: number; pending: number; other: number };
+	uncertainRate: number | null;
+	pendingRate: number | null;
+	/** Status ok with an answer the decision does not know, or an unknown status. */
+	otherRate: number | null;
+	/** Correct / answered (route: choice; score: exact level; classify: exact label set). */
+	accuracy: number | null;
+	engines: NameCount[];
+	models: NameCount[];
+	units: { charged: number; fresh: number; reused: number };
+	targetAccuracy: number;
+	coverageByConfidence: CoverageRow[];
+	coverageByGap: CoverageRow[];
+	/** The lowest threshold whose accuracy reaches the target, or null. */
+	recommended: { confidence: CoverageRow | null; gap: CoverageRow | null };
+	doubtful: DoubtfulMetrics;
+	items: ItemOutcome[];
+}
+
+export interface RouteMetrics extends CommonMetrics {
+	type: 'route';
+	classes: ClassMetrics[];
+	/** Mean F1 over classes whose F1 is defined; null when none is. */
+	macroF1: number | null;
+	confusion: Confusion;
+}
+
+export interface ScoreMetrics extends CommonMetrics {
+	type: 'score';
+	/** Same as accuracy: the exact level. */
+	exactAccuracy: number | null;
+	/** Mean |predicted level − expected level|, in level steps. */
+	meanAbsoluteError: number | null;
+	/** Share of answered items at most one level off. */
+	withinOneAccuracy: number | null;
+	/** Signed error (predicted − expected, in levels) → answered items, from −(N−1) to N−1. */
+	errorHistogram: Array<{ error: number; count: number }>;
+	classes: ClassMetrics[];
+	macroF1: number | null;
+	confusion: Confusion;
+}
+
+export interface ClassifyMetrics extends CommonMetrics {
+	type: 'classify';
+	labels: ClassMetrics[];
+	macroF1: number | null;
+	/** Same as accuracy: the label set exactly as expected. */
+	exactSetMatch: number | null;
+	/** Wrong label decisions / (answered items × labels); null when nothing answered. */
+	hammingLoss: number | null;
+}
+
+export type Metrics = RouteMetrics | ScoreMetrics | ClassifyMetrics;
+
+export interface Evaluation {
+	metrics: Metrics;
+	/** Items left out, one problem each, in item order. */
+	problems: ItemProblem[];
+}
+
+/** An item judged: its outcome and its column of the confusion matrix (route, score). */
+export interface Judged {
+	outcome: ItemOutcome;
+	/** The column of the confusion matrix (route/score). */
+	column: 'answer' | 'uncertain' | 'pending' | 'other';
+}
