@@ -5,6 +5,7 @@ import {
 	otherNote,
 	itemPerTarget,
 	targetsFor,
+	pickTargets,
 } from '../../nodes/DecisionService/outputs/targets';
 import { answerOf } from '../../nodes/DecisionService/pipeline/item-json';
 import { configuredOutputs } from '../../nodes/DecisionService/outputs/configured';
@@ -15,7 +16,7 @@ import {
 	NO_LABEL_KEY,
 	ENTRY,
 } from '../../nodes/DecisionService/outputs/list';
-import { outputsLayout } from '../../nodes/DecisionService/outputs/layout';
+import { outputsLayout, reviewLayout } from '../../nodes/DecisionService/outputs/layout';
 
 function run(fields: Partial<Run>): Run {
 	return {
@@ -297,5 +298,27 @@ describe('an item on several outputs', () => {
 		expect((second.json.decision as { nested: { n: number } }).nested.n).toBe(1);
 		expect((third.json.decision as { labels: string[] }).labels).toEqual(['spam', 'promotion']);
 		expect(third.pairedItem).toEqual({ item: 0 });
+	});
+});
+
+describe("where a person's pick goes (Review)", () => {
+	// Not Reviewed (0), billing (1), sales (2), No Label (3); fixed entries are not Review's outputs.
+	const layout = reviewLayout([
+		'billing',
+		'sales',
+		NO_LABEL_KEY,
+		'__out_uncertain__',
+		'__out_pending__',
+		'__out_other__',
+	]);
+
+	it.each<[string, string[] | undefined, number[]]>([
+		['no pick: Not Reviewed', undefined, [0]],
+		['one key: its output', ['sales'], [2]],
+		['labels: each once, lowest first', ['sales', 'billing', 'sales'], [1, 2]],
+		['no label: No Label', [], [3]],
+		['a key the list no longer has: Not Reviewed', ['refund'], [0]],
+	])('%s', (_name, keys, expected) => {
+		expect(pickTargets(keys, layout)).toEqual(expected);
 	});
 });

@@ -97,11 +97,12 @@ export function failedTargets(
 }
 
 /**
- * Where a person's pick goes in Review: each picked key's output, lowest first (classify: every
- * label picked), No Label for no label; Not Reviewed for a key the list does not have (a key
- * removed from the list since the page was built).
+ * Where an item goes in Review: with no pick (left for later, or still waiting) Not Reviewed; else
+ * each picked key's output, lowest first (classify: every label picked), No Label for no label;
+ * Not Reviewed for a key the list does not have (removed from the list since the page was built).
  */
-export function pickTargets(keys: readonly string[], layout: ReviewLayout): number[] {
+export function pickTargets(keys: readonly string[] | undefined, layout: ReviewLayout): number[] {
+	if (keys === undefined) return [layout.notReviewed];
 	const targets = keys.length
 		? [...new Set(keys.map((key) => layout.indexOf.get(key) ?? layout.notReviewed))]
 		: [layout.noLabel ?? layout.notReviewed];

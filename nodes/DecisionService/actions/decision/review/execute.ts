@@ -19,6 +19,7 @@ import { resumedOutputs } from './resume';
 import { toNodeError } from '../../../errors';
 import { OUTPUTS_LIST_PARAMETER } from '../../../outputs/list';
 import { reviewLayout } from '../../../outputs/layout';
+import { pickTargets } from '../../../outputs/targets';
 import { createDecisionClient } from '../../../transport';
 import { slugOf } from '../../../pipeline/input';
 import { runsAsTool } from '../../../pipeline/tool';
@@ -84,7 +85,9 @@ export async function execute(
 	const waitTill = new Date(Date.now() + timeLimitMs(amount, unit));
 	this.customData.set(REVIEW_UNTIL, waitTill.toISOString());
 	await this.putExecutionToWait(waitTill);
-	outputs[layout.notReviewed] = items.map((item, index) => ({
+	// Waiting: every item where an item with no pick goes (n8n resumes there after the time limit).
+	const [waiting] = pickTargets(undefined, layout);
+	outputs[waiting] = items.map((item, index) => ({
 		json: { ...item.json, [REVIEW_FIELD]: { status: 'waiting', until: waitTill.toISOString() } },
 		binary: item.binary,
 		pairedItem: { item: index },

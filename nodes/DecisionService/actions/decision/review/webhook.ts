@@ -214,7 +214,8 @@ async function answer(n8n: IWebhookFunctions, res: Response): Promise<IWebhookRe
 	items.forEach((item, index) => {
 		const pick = picks.get(index);
 		if (!pick) {
-			outputs[layout.notReviewed].push(itemWith(item, index, { status: 'not_reviewed' }));
+			for (const target of pickTargets(undefined, layout))
+				outputs[target].push(itemWith(item, index, { status: 'not_reviewed' }));
 			return;
 		}
 		const machine = page.items[index]?.machineAnswer ?? [];
