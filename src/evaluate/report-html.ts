@@ -1,6 +1,6 @@
 import { escapeHtml } from '../html';
 import type { ClassMetrics, Confusion, CoverageRow, Metrics, NameCount } from './metrics';
-import { summaryOf, type SettingEffect } from './summary';
+import { summaryOf, type SettingEffect, type Summary } from './summary';
 
 // A self-contained HTML page from the metrics: no external asset, no script; inline CSS and SVG.
 // Every string from data (keys, labels, model and engine names, the title) is escaped: keys are
@@ -14,6 +14,8 @@ export interface ReportOptions {
 	decision?: string;
 	/** When the evaluation ran, shown as given (the caller formats it: this module has no clock). */
 	generatedAt?: string;
+	/** The summary in words, when the caller has it already (else computed here). */
+	summary?: Summary;
 }
 
 /** A share as a percentage with one decimal ("66.7%"); "–" when undefined. */
@@ -71,8 +73,7 @@ function settingValue(effect: SettingEffect | null): string {
 	return effect.value === 0 || effect.sentToReview === 0 ? 'none needed' : effect.value.toFixed(2);
 }
 
-function headline(metrics: Metrics): string {
-	const summary = summaryOf(metrics);
+function headline(metrics: Metrics, summary: Summary): string {
 	const target = formatRate(metrics.targetAccuracy);
 	const figures = [
 		figure('accuracy', 'Accuracy (answered items)', formatRate(metrics.accuracy)),
@@ -219,7 +220,7 @@ export function renderReport(metrics: Metrics, options: ReportOptions = {}): str
 		.filter((part): part is string => typeof part === 'string' && part.length > 0)
 		.map(escapeHtml)
 		.join(' · ');
-	const sections: string[] = [headline(metrics)];
+	const sections: string[] = [headline(metrics, options.summary ?? summaryOf(metrics))];
 	if (metrics.type === 'route') {
 		sections.push(confusionTable(metrics.confusion), classTable('Per option', metrics.classes));
 	} else if (metrics.type === 'score') {

@@ -58,6 +58,7 @@ export async function reportItem(
 		title: `Evaluation of ${decision.name}`,
 		decision: decision.slug,
 		generatedAt: new Date().toISOString(),
+		summary,
 	});
 	const sent = feedback ? [...feedback.values()] : [];
 	const json = {
