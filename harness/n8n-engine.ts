@@ -209,17 +209,16 @@ export function additionalDataFor(
 	} as unknown as IWorkflowExecuteAdditionalData;
 }
 
-/** Runs `workflow` from `start` on `items` in n8n-core's WorkflowExecute and returns the finished run. */
-export async function runInEngine(
+/**
+ * n8n-core's lifecycle hooks for a run of `workflow`, and the run they saw finish (n8n hands the
+ * finished run to its hooks, with data the returned promise may lack).
+ */
+export function lifecycleHooks(
 	workflow: Workflow,
-	start: INode,
-	items: IDataObject[],
-	credentials: EngineCredentials,
-	cancelAfterMs?: number,
-	/** Each run gets its own execution unless a test reuses one on purpose. */
-	executionId = `engine-test-${++executions}`,
-): Promise<IRun> {
-	const hooks = new ExecutionLifecycleHooks('manual', executionId, {
+	mode: 'manual' | 'webhook',
+	executionId: string,
+): { hooks: ExecutionLifecycleHooks; finished: () => IRun | undefined } {
+	const hooks = new ExecutionLifecycleHooks(mode, executionId, {
 		id: 'engine-test',
 		name: 'engine test',
 		active: false,
@@ -233,6 +232,20 @@ export async function runInEngine(
 	hooks.addHandler('workflowExecuteAfter', (run) => {
 		finished = run;
 	});
+	return { hooks, finished: () => finished };
+}
+
+/** Runs `workflow` from `start` on `items` in n8n-core's WorkflowExecute and returns the finished run. */
+export async function runInEngine(
+	workflow: Workflow,
+	start: INode,
+	items: IDataObject[],
+	credentials: EngineCredentials,
+	cancelAfterMs?: number,
+	/** Each run gets its own execution unless a test reuses one on purpose. */
+	executionId = `engine-test-${++executions}`,
+): Promise<IRun> {
+	const { hooks, finished } = lifecycleHooks(workflow, 'manual', executionId);
 	const runExecutionData = createRunExecutionData({
 		executionData: {
 			nodeExecutionStack: [
@@ -249,7 +262,7 @@ export async function runInEngine(
 	const canceller =
 		cancelAfterMs === undefined ? undefined : setTimeout(() => execution.cancel(), cancelAfterMs);
 	const returned = await execution.finally(() => clearTimeout(canceller));
-	return finished ?? returned;
+	return finished() ?? returned;
 }
 
 /** Runs the node once on `items`, as the first node of a workflow, and returns what the engine recorded. */

@@ -9,7 +9,16 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { projectRoot, signIn, type ExampleWorkflow, type N8nInstance } from './n8n-env';
+import {
+	freePort,
+	packTarball,
+	prepareN8n,
+	projectRoot,
+	signIn,
+	startN8n,
+	type ExampleWorkflow,
+	type N8nInstance,
+} from './n8n-env';
 import { n8nBin } from './n8n-install';
 
 export type Item = { json: Record<string, unknown>; pairedItem?: unknown };
@@ -112,6 +121,33 @@ export function writeWorkflows(dir: string, workflows: WorkflowJson[]): string {
  */
 export function publishWorkflows(instance: N8nInstance, ids: string[]): void {
 	for (const id of ids) instance.cli(['update:workflow', `--id=${id}`, '--active=true']);
+}
+
+/**
+ * Real n8n in `work` with the package packed afresh, the sandbox credential, `workflows` imported
+ * and published, started, and the owner's session: what the tests that trigger workflows by their
+ * webhook share.
+ */
+export async function startN8nWithWorkflows(options: {
+	work: string;
+	sandboxBaseUrl: string;
+	apiKey: string;
+	workflows: WorkflowJson[];
+}): Promise<{ n8n: N8nInstance; session: OwnerSession }> {
+	const prepared = prepareN8n({
+		userFolder: join(options.work, 'user'),
+		tarball: packTarball(join(options.work, 'pack')),
+		sandboxBaseUrl: options.sandboxBaseUrl,
+		apiKey: options.apiKey,
+		workflowsDir: writeWorkflows(join(options.work, 'workflows'), options.workflows),
+		port: await freePort(),
+	});
+	publishWorkflows(
+		prepared,
+		options.workflows.map((workflow) => String(workflow.id)),
+	);
+	const n8n = await startN8n(prepared);
+	return { n8n, session: await ownerSession(n8n.url) };
 }
 
 /** The owner's REST session on one n8n (one sign-in: n8n limits how often /rest/login may be called). */

@@ -19,30 +19,19 @@
  * - Evaluate's figures and the guesses' figures recomputed here from the service's stored runs
  *   and the reviewer's picks.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
+import { CREDENTIAL_ID, CREDENTIAL_NAME, NODE_TYPE, type N8nInstance } from '../../harness/n8n-env';
 import {
-	CREDENTIAL_ID,
-	CREDENTIAL_NAME,
-	NODE_TYPE,
-	freePort,
-	packTarball,
-	prepareN8n,
-	startN8n,
-	type N8nInstance,
-} from '../../harness/n8n-env';
-import {
-	ownerSession,
-	publishWorkflows,
 	triggerWebhook,
 	waitForExecution,
-	writeWorkflows,
 	type Execution,
 	type Item,
 	type OwnerSession,
 	type WorkflowJson,
+	startN8nWithWorkflows,
 } from '../../harness/n8n-executions';
 import { n8nMajor, n8nVersion } from '../../harness/n8n-install';
 import {
@@ -369,26 +358,14 @@ on2(`The loop on defaults in n8n ${n8nVersion()}`, () => {
 
 	beforeAll(async () => {
 		sb = await startTestSandbox({ onExchange: (exchange) => exchanges.push(exchange) });
-		work = join(tmpdir(), `decision-service-loop-${process.pid}`);
-		mkdirSync(work, { recursive: true });
+		work = mkdtempSync(join(tmpdir(), 'decision-service-loop-'));
 		for (const each of CASES) decisions.set(each.slug, await sb.client(KEY).getDecision(each.slug));
-		const prepared = prepareN8n({
-			userFolder: join(work, 'user'),
-			tarball: packTarball(join(work, 'pack')),
+		({ n8n, session } = await startN8nWithWorkflows({
+			work,
 			sandboxBaseUrl: sb.baseUrl,
 			apiKey: KEY,
-			workflowsDir: writeWorkflows(
-				join(work, 'workflows'),
-				CASES.map((each) => loopWorkflow(each, decisions.get(each.slug)!)),
-			),
-			port: await freePort(),
-		});
-		publishWorkflows(
-			prepared,
-			CASES.map((each) => idOf(each)),
-		);
-		n8n = await startN8n(prepared);
-		session = await ownerSession(n8n.url);
+			workflows: CASES.map((each) => loopWorkflow(each, decisions.get(each.slug)!)),
+		}));
 	});
 
 	describe.each(CASES)('$type, $wiring wired to Review', (each) => {

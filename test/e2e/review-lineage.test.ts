@@ -17,23 +17,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { N8nInstance } from '../../harness/n8n-env';
 import {
-	freePort,
-	packTarball,
-	prepareN8n,
-	startN8n,
-	type N8nInstance,
-} from '../../harness/n8n-env';
-import {
-	ownerSession,
-	publishWorkflows,
 	triggerWebhook,
 	waitForExecution,
-	writeWorkflows,
 	type Execution,
 	type Item,
 	type OwnerSession,
 	type WorkflowJson,
+	startN8nWithWorkflows,
 } from '../../harness/n8n-executions';
 import { n8nMajor, n8nVersion } from '../../harness/n8n-install';
 import {
@@ -174,17 +166,12 @@ on2(`Review keeps item lineage in n8n ${n8nVersion()}`, () => {
 	beforeAll(async () => {
 		sb = await startTestSandbox();
 		work = mkdtempSync(join(tmpdir(), 'decision-service-review-lineage-'));
-		const prepared = prepareN8n({
-			userFolder: join(work, 'user'),
-			tarball: packTarball(join(work, 'pack')),
+		({ n8n, session } = await startN8nWithWorkflows({
+			work,
 			sandboxBaseUrl: sb.baseUrl,
 			apiKey: KEY,
-			workflowsDir: writeWorkflows(join(work, 'workflows'), [lineage.workflow]),
-			port: await freePort(),
-		});
-		publishWorkflows(prepared, [String(lineage.workflow.id)]);
-		n8n = await startN8n(prepared);
-		session = await ownerSession(n8n.url);
+			workflows: [lineage.workflow],
+		}));
 
 		const executionId = await triggerWebhook(session, WORKFLOW.id, WORKFLOW.path, {
 			tickets: REVIEW_TICKETS.map((ticket, index) => ticketItem(ticket, index, 'lineage')),

@@ -19,23 +19,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { N8nInstance } from '../../harness/n8n-env';
 import {
-	freePort,
-	packTarball,
-	prepareN8n,
-	startN8n,
-	type N8nInstance,
-} from '../../harness/n8n-env';
-import {
-	ownerSession,
-	publishWorkflows,
 	readExecution,
 	triggerWebhook,
 	waitForExecution,
 	waitForExecutionWhere,
-	writeWorkflows,
 	type Execution,
 	type OwnerSession,
+	startN8nWithWorkflows,
 } from '../../harness/n8n-executions';
 import { n8nMajor, n8nVersion } from '../../harness/n8n-install';
 import {
@@ -116,23 +108,12 @@ const showsValue = (html: string, value: string) => html.includes(`>${value}<`);
 async function startWith(workflows: ReviewWorkflow[]): Promise<void> {
 	sb = await startTestSandbox({ onExchange: (exchange) => exchanges.push(exchange) });
 	work = mkdtempSync(join(tmpdir(), 'decision-service-review-e2e-'));
-	const prepared = prepareN8n({
-		userFolder: join(work, 'user'),
-		tarball: packTarball(join(work, 'pack')),
+	({ n8n, session } = await startN8nWithWorkflows({
+		work,
 		sandboxBaseUrl: sb.baseUrl,
 		apiKey: KEY,
-		workflowsDir: writeWorkflows(
-			join(work, 'workflows'),
-			workflows.map((each) => each.workflow),
-		),
-		port: await freePort(),
-	});
-	publishWorkflows(
-		prepared,
-		workflows.map((each) => String(each.workflow.id)),
-	);
-	n8n = await startN8n(prepared);
-	session = await ownerSession(n8n.url);
+		workflows: workflows.map((each) => each.workflow),
+	}));
 }
 
 afterAll(async () => {

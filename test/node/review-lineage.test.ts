@@ -26,7 +26,12 @@ import {
 import { reviewWebhooks } from '../../nodes/DecisionService/actions/decision/review/description';
 import { reviewLayout } from '../../nodes/DecisionService/outputs/layout';
 import { DecisionService } from '../../nodes/DecisionService/DecisionService.node';
-import { SingleNodeTypes, additionalDataFor, decisionNode } from '../../harness/n8n-engine';
+import {
+	SingleNodeTypes,
+	additionalDataFor,
+	decisionNode,
+	lifecycleHooks,
+} from '../../harness/n8n-engine';
 
 const REVIEW = 'Review';
 const SCHEMA = [
@@ -123,26 +128,13 @@ async function resume(
 	const entry = run.executionData!.nodeExecutionStack[0];
 	entry.data.main = workflowData;
 	entry.metadata = { ...entry.metadata, forwardAllOutputs: true };
-	const hooks = new ExecutionLifecycleHooks('webhook', 'review-lineage', {
-		id: 'review-lineage',
-		name: 'review lineage',
-		active: false,
-		isArchived: false,
-		nodes: Object.values(workflow.nodes),
-		connections: workflow.connectionsBySourceNode,
-		createdAt: new Date(),
-		updatedAt: new Date(),
-	} as never);
-	let finished: IRun | undefined;
-	hooks.addHandler('workflowExecuteAfter', (done) => {
-		finished = done;
-	});
+	const { hooks, finished } = lifecycleHooks(workflow, 'webhook', 'review-lineage');
 	const returned = await new WorkflowExecute(
 		additionalDataFor(CREDENTIALS, hooks),
 		'webhook',
 		run,
 	).processRunExecutionData(workflow);
-	return finished ?? returned;
+	return finished() ?? returned;
 }
 
 const shape = (outputs: Array<INodeExecutionData[] | null> | undefined) =>
