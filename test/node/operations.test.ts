@@ -221,6 +221,26 @@ describe('Run → Send Feedback', () => {
 		);
 		expect(JSON.stringify(stored.feedback)).toContain('incorrect');
 	});
+
+	it("takes a review's answer as it is: labels joined with ',', none as 'no label'", async () => {
+		const decided = await run(decideParameters('ticket-routing', undefined), DEMO_KEYS.pro, [
+			{ subject: 'Refund', body: 'I was charged twice on my invoice, refund please' },
+			{ subject: 'Crash', body: 'The app crashes when I open settings' },
+		]);
+		const answers = [['billing', 'account'], []];
+		const sent = await run(
+			{
+				resource: 'run',
+				operation: 'sendFeedback',
+				runId: '={{ $json.decision.run_id }}',
+				// What Review writes on a classify item; here set on each item by hand.
+				feedback: '={{ $json.review.answer }}',
+			},
+			DEMO_KEYS.pro,
+			decided.map((item, index) => ({ ...item.json, review: { answer: answers[index] } })),
+		);
+		expect(sent.map((item) => item.json.feedback)).toEqual(['billing,account', 'no label']);
+	});
 });
 
 describe('editor methods', () => {
