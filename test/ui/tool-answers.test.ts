@@ -177,14 +177,19 @@ describe("the tool's Answers list in the n8n editor (real browser)", () => {
 		async () => {
 			await pickDecision('Lead scoring (score)');
 			// Before the fix: the teams stayed, marked "outdated", and the agent was told them.
+			// When the panel opens, n8n asks the node for the list and compares it with the saved one:
+			// the warning, if any, comes after that answer.
+			const compared = page.waitForResponse(
+				(response) => response.url().includes('/resource-mapper-fields'),
+				{ timeout: FOLLOWS_WITHIN },
+			);
 			await reopen();
+			await compared;
 			await eventually(
 				() => ui.outputRows(),
 				(rows) => expect(rows).toEqual([...LEVELS, ...FIXED]),
 				FOLLOWS_WITHIN,
 			);
-			// n8n checks the saved list against the method's when the panel opens: give it the time.
-			await page.waitForTimeout(2_000);
 			expect(await staleWarnings()).toBe(0);
 			await ui.ndv().getByTestId('mapping-fields-container').last().scrollIntoViewIfNeeded();
 			await ui.screenshot('tool-answers');
