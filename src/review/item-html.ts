@@ -4,7 +4,7 @@ import { fieldNames, itemName, NOTE_MAX_LENGTH, readItem } from './form';
 import type { ReviewAnswer, ReviewField, ReviewItem, ReviewPage } from './types';
 import {
 	answerName,
-	confidenceText,
+	confidenceLine,
 	machineAnswerWords,
 	percent,
 	probabilitiesOf,
@@ -75,7 +75,7 @@ function machineHtml(
 	const confidence =
 		item.confidence === undefined
 			? ''
-			: `<p class="small muted">Confidence ${confidenceText(item.confidence)}</p>`;
+			: `<p class="small muted">${escapeHtml(confidenceLine(item.confidence, page.decision.threshold))}</p>`;
 	return `<div class="machine"><p>${machineAnswerWords(item, page, answers)}</p>${confidence}${probabilitiesHtml(item, answers)}</div>`;
 }
 

@@ -82,10 +82,14 @@ export function renderReviewDone(summary: {
 	unreviewed: number;
 	title: string;
 }): string {
-	const line = `Thank you: ${count(summary.reviewed, 'item', 'items')} reviewed, ${summary.unreviewed} left for later; you can close this page.`;
+	const line = `Thank you: ${count(summary.reviewed, 'item', 'items')} reviewed, ${summary.unreviewed} moved on unreviewed; you can close this page.`;
+	// n8n answers the link itself once the execution is over (docs/what-happens-when.md, Review):
+	// the reviewer hears it here, in words, before meeting n8n's technical note.
+	const closed =
+		'This link is now closed: opened again, it shows only a short technical note from n8n.';
 	return reviewDocument(
 		summary.title,
-		`<div class="done"><h1>${escapeHtml(summary.title)}</h1><p>${escapeHtml(line)}</p></div>`,
+		`<div class="done"><h1>${escapeHtml(summary.title)}</h1><p>${escapeHtml(line)}</p><p class="small muted">${escapeHtml(closed)}</p></div>`,
 	);
 }
 

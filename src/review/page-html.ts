@@ -5,7 +5,7 @@ import type { ReviewPage } from './types';
 import { answersByKey, utcDateTime } from './words';
 
 // The review page: a header (the title, the decision, the author's instructions, how many
-// items, when unreviewed items continue on their own), then one form holding every item (item-html.ts)
+// items, that it is sent once and until when), then one form holding every item (item-html.ts)
 // posted back to the URL it was loaded from: no `action`, as n8n's signature is in the query, and no
 // script needed. How a submission is read: form.ts. Every string from data is escaped.
 
@@ -15,6 +15,10 @@ export interface ReviewPageOptions {
 	/** The refused submission: the person's choices and notes are shown again, problems at their items. */
 	submitted?: unknown;
 }
+
+/** Under the button: what becomes of the items nobody answered once this page is sent. */
+export const LATER_HINT =
+	'Items you leave for later move on unreviewed when you send, and get no answer from you.';
 
 const TYPE_HINTS = {
 	route: 'Pick the one answer that fits each item.',
@@ -33,9 +37,11 @@ function headerHtml(page: ReviewPage): string {
 		count === 0
 			? 'Nothing to review.'
 			: `${count} ${count === 1 ? 'item' : 'items'} to review. ${TYPE_HINTS[type]}`;
+	// What really happens: one submit resumes the execution, so what is left for later moves on
+	// unreviewed at once; only when nobody sends before the time limit do the items wait for it.
 	const later = page.expiresAt
-		? `Items you leave for later continue on their own after <time datetime="${escapeHtml(page.expiresAt)}">${escapeHtml(utcDateTime(page.expiresAt))}</time>.`
-		: 'Answer the items you are sure about and leave the others for later.';
+		? `This page can be sent once, until <time datetime="${escapeHtml(page.expiresAt)}">${escapeHtml(utcDateTime(page.expiresAt))}</time>; after that, every item moves on unreviewed.`
+		: 'This page can be sent once.';
 	const masked =
 		!page.showPersonalData && page.items.some((item) => item.fields.some((field) => field.personal))
 			? ' Personal data is hidden on this page.'
@@ -55,6 +61,6 @@ export function renderReviewPage(page: ReviewPage, options: ReviewPageOptions = 
 	const items = page.items
 		.map((item) => itemHtml(item, page, answers, selectionOf(options.submitted, item, page)))
 		.join('');
-	const form = `<form method="post" accept-charset="utf-8">${items}<div class="actions"><button type="submit">Send review</button><p class="hint">Items left for later are not sent.</p></div></form>`;
+	const form = `<form method="post" accept-charset="utf-8">${items}<div class="actions"><button type="submit">Send review</button><p class="hint">${LATER_HINT}</p></div></form>`;
 	return reviewDocument(page.title, `${headerHtml(page)}${banner}${form}`);
 }

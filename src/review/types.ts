@@ -43,7 +43,8 @@ export interface ReviewPage {
 	title: string;
 	/** Free text from the workflow author. */
 	instructions?: string;
-	decision: { slug: string; name?: string; type: DecisionType };
+	/** `threshold`: the decision's confidence threshold, named beside an item's confidence. */
+	decision: { slug: string; name?: string; type: DecisionType; threshold?: number };
 	/** Options, levels (lowest first) or labels, in the Outputs list's order. */
 	answers: ReviewAnswer[];
 	items: ReviewItem[];

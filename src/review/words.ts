@@ -68,7 +68,10 @@ export function probabilitiesOf(item: ReviewItem): Map<string, number> {
 	return byKey;
 }
 
-/** "Suggested: billing (41%)", "Sent to the review queue; leaning to billing (41%)", … */
+/**
+ * "Suggested: billing (41%)", or on a pending item (its chip already says it is in the review
+ * queue) "Leaning to billing (41%)", …
+ */
 export function machineAnswerWords(
 	item: ReviewItem,
 	page: ReviewPage,
@@ -83,13 +86,23 @@ export function machineAnswerWords(
 		.join(', ');
 	const classify = kindOf(page.decision.type)?.many === true;
 	if (item.status === 'pending') {
-		return named
-			? `Sent to the review queue; leaning to ${named}.`
-			: 'Sent to the review queue, with no suggestion.';
+		return named ? `Leaning to ${named}` : 'No suggestion from the service.';
 	}
 	if (named) return `Suggested: ${named}`;
 	if (classify && (item.status === 'ok' || item.status === 'uncertain')) {
 		return 'Suggested: no label';
 	}
 	return 'No suggestion from the service.';
+}
+
+/**
+ * "Confidence 0.41, under the decision's threshold 0.60": the threshold named only when the
+ * confidence is under it (why an uncertain or pending item is here).
+ */
+export function confidenceLine(confidence: number, threshold: number | undefined): string {
+	const under =
+		threshold !== undefined && Number.isFinite(threshold) && confidence < threshold
+			? `, under the decision's threshold ${confidenceText(threshold)}`
+			: '';
+	return `Confidence ${confidenceText(confidence)}${under}`;
 }

@@ -360,7 +360,7 @@ describe('Decision → Review (before anyone opens the page)', () => {
 		expect(result.outputs.flat()).toEqual([]);
 	});
 
-	it('puts the execution to wait until the time limit, each item marked waiting on Not Reviewed', async () => {
+	it('puts the execution to wait until the time limit, no item on any output yet', async () => {
 		const before = Date.now();
 		const result = await runNode({
 			parameters: await reviewParameters(),
@@ -373,9 +373,8 @@ describe('Decision → Review (before anyone opens the page)', () => {
 		// Two hours after the run started (its start is between `before` and now).
 		expect(waitTill).toBeGreaterThanOrEqual(before + 2 * 3_600_000);
 		expect(waitTill).toBeLessThanOrEqual(Date.now() + 2 * 3_600_000);
-		expect(result.outputs[0].map((item) => item.json.review)).toEqual([
-			{ status: 'waiting', until: new Date(waitTill).toISOString() },
-			{ status: 'waiting', until: new Date(waitTill).toISOString() },
-		]);
+		// While it waits n8n draws this run on the canvas: no wire claims items that went nowhere.
+		expect(result.outputs.length).toBeGreaterThan(1);
+		expect(result.outputs.flat()).toEqual([]);
 	});
 });

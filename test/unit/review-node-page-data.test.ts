@@ -561,27 +561,27 @@ describe('reviewPageOf: each item', () => {
 describe('reviewPageOf: why each item is here', () => {
 	const noteOf = (json: IDataObject) => page({ items: [{ json }] }).items[0].note;
 
-	test.each<[string, IDataObject, string]>([
+	// An uncertain or pending item gets no note: its chip and its confidence line say it once.
+	test.each<[string, IDataObject]>([
 		[
-			'uncertain, with the confidence and the threshold',
+			'uncertain',
 			{ decision: compact({ status: 'uncertain', choice: 'billing', confidence: 0.41 }) },
-			"Confidence 0.41 is under the decision's threshold (0.7).",
 		],
 		[
 			'uncertain, full run',
 			{ decision: full({ status: 'uncertain', choice: '__uncertain__', confidence: 0.456 }) },
-			"Confidence 0.46 is under the decision's threshold (0.7).",
 		],
-		[
-			'uncertain without a confidence',
-			{ decision: { run_id: 'run_1', status: 'uncertain' } },
-			'The service was not confident enough.',
-		],
-		[
-			'pending',
-			{ decision: compact({ status: 'pending', choice: 'billing', confidence: 0.3 }) },
-			'The service sent it to its human review queue.',
-		],
+		['uncertain without a confidence', { decision: { run_id: 'run_1', status: 'uncertain' } }],
+		['pending', { decision: compact({ status: 'pending', choice: 'billing', confidence: 0.3 }) }],
+	])('%s: no note', (_name, json) => {
+		expect(noteOf(json)).toBeUndefined();
+	});
+
+	it('names the decision’s threshold for the confidence line', () => {
+		expect(page({ items: [] }).decision.threshold).toBe(0.7);
+	});
+
+	test.each<[string, IDataObject, string]>([
 		[
 			'a close call, with its runner-up',
 			{

@@ -61,28 +61,33 @@ describe('the document', () => {
 });
 
 describe('the header', () => {
-	it('shows the title, the decision, the instructions, how many items and when the rest continue', () => {
+	it('shows the title, the decision, the instructions, how many items, that it is sent once and until when', () => {
 		const text = textOf(renderReviewPage(routePage()));
 		expect(text).toContain('Review: ticket-routing');
 		expect(text).toContain('Decision: Ticket routing ticket-routing');
 		expect(text).toContain('Pick the team for each ticket.');
 		expect(text).toContain('3 items to review.');
 		expect(text).toContain(
-			'Items you leave for later continue on their own after 2026-11-30 14:05 UTC.',
+			'This page can be sent once, until 2026-11-30 14:05 UTC; after that, every item moves on unreviewed.',
+		);
+		// Nothing says items left for later wait for the time limit: a submit sends them on.
+		expect(text).not.toMatch(/continue on their own|are not sent/);
+		expect(text).toContain(
+			'Items you leave for later move on unreviewed when you send, and get no answer from you.',
 		);
 	});
 
 	it('shows the expiry in UTC whatever offset it was given with', () => {
 		const text = textOf(renderReviewPage(routePage({ expiresAt: '2026-11-30T16:05:00+02:00' })));
-		expect(text).toContain('after 2026-11-30 14:05 UTC');
+		expect(text).toContain('until 2026-11-30 14:05 UTC;');
 	});
 
 	it('says one item, and nothing about an expiry it does not have', () => {
 		const page = routePage({ expiresAt: undefined, instructions: undefined });
 		const text = textOf(renderReviewPage({ ...page, items: page.items.slice(0, 1) }));
 		expect(text).toContain('1 item to review.');
-		expect(text).not.toContain('continue on their own');
-		expect(text).toContain('leave the others for later');
+		expect(text).not.toContain('until');
+		expect(text).toContain('This page can be sent once.');
 	});
 
 	it('says personal data is hidden only when some is', () => {
@@ -218,15 +223,28 @@ describe('an item', () => {
 		expect(html.indexOf('k7')).toBeLessThan(html.indexOf('k0'));
 	});
 
-	it('says a pending item was sent to the review queue', () => {
+	it('says once that a pending item is in the review queue, then where the machine leans', () => {
 		const text = textOf(itemHtml(renderReviewPage(routePage()), 1));
 		expect(text).toContain('In the review queue');
-		expect(text).toContain('Sent to the review queue, with no suggestion.');
+		expect(text).toContain('No suggestion from the service.');
 		const leaning = routePage();
 		leaning.items[1].machineAnswer = ['sales'];
-		expect(textOf(itemHtml(renderReviewPage(leaning), 1))).toContain(
-			'Sent to the review queue; leaning to sales (50%).',
+		const leaningText = textOf(itemHtml(renderReviewPage(leaning), 1));
+		expect(leaningText).toContain('Leaning to sales (50%)');
+		expect(leaningText.match(/review queue/gi)).toHaveLength(1);
+	});
+
+	it('names the threshold beside a confidence under it, and only then', () => {
+		const page = routePage();
+		page.decision.threshold = 0.6;
+		page.items[0].confidence = 0.41;
+		page.items[1].confidence = 0.75;
+		const html = renderReviewPage(page);
+		expect(textOf(itemHtml(html, 0))).toContain(
+			"Confidence 0.41, under the decision's threshold 0.60",
 		);
+		expect(textOf(itemHtml(html, 1))).toContain('Confidence 0.75');
+		expect(textOf(itemHtml(html, 1))).not.toContain('threshold');
 	});
 
 	it('shows a failed item’s marker and that there is no suggestion', () => {
@@ -395,10 +413,10 @@ describe('the pages after', () => {
 	it('thanks the person and says how many were reviewed and left', () => {
 		const html = renderReviewDone({ reviewed: 3, unreviewed: 1, title: 'Review: ticket-routing' });
 		expect(textOf(html)).toBe(
-			'Review: ticket-routing Thank you: 3 items reviewed, 1 left for later; you can close this page.',
+			'Review: ticket-routing Thank you: 3 items reviewed, 1 moved on unreviewed; you can close this page. This link is now closed: opened again, it shows only a short technical note from n8n.',
 		);
 		expect(textOf(renderReviewDone({ reviewed: 1, unreviewed: 0, title: 'R' }))).toContain(
-			'Thank you: 1 item reviewed, 0 left for later',
+			'Thank you: 1 item reviewed, 0 moved on unreviewed',
 		);
 		expect(html).not.toMatch(/<form|<script/);
 	});

@@ -2,9 +2,9 @@
  * Review, first half: check what can be checked before anyone is asked (a secret link, the
  * decision), then put the execution to wait on n8n's own machinery (as its Wait node does), until
  * a person submits the page (webhook.ts) or the time limit passes: n8n then hands the items to the
- * first output, Not Reviewed, without running the node again. While it waits, the node's output
- * shows each item with `review.status` "waiting"; n8n keeps the input with the execution, and
- * the page is built from it when it is opened, in whichever process serves the link.
+ * first output, Not Reviewed, without running the node again. While it waits, every output is
+ * empty (no wire claims items that have not gone anywhere yet); n8n keeps the input with the
+ * execution, and the page is built from it when it is opened, in whichever process serves the link.
  *
  * On a submit, n8n runs this node once more (resume.ts): it puts each item on its output, paired
  * with its own input item, which n8n's pass-through of a resumed node does not.
@@ -19,7 +19,6 @@ import { resumedOutputs } from './resume';
 import { toNodeError } from '../../../errors';
 import { OUTPUTS_LIST_PARAMETER } from '../../../outputs/list';
 import { reviewLayout } from '../../../outputs/layout';
-import { pickTargets } from '../../../outputs/targets';
 import { createDecisionClient } from '../../../transport';
 import { slugOf } from '../../../pipeline/input';
 import { runsAsTool } from '../../../pipeline/tool';
@@ -85,12 +84,8 @@ export async function execute(
 	const waitTill = new Date(Date.now() + timeLimitMs(amount, unit));
 	this.customData.set(REVIEW_UNTIL, waitTill.toISOString());
 	await this.putExecutionToWait(waitTill);
-	// Waiting: every item where an item with no pick goes (n8n resumes there after the time limit).
-	const [waiting] = pickTargets(undefined, layout);
-	outputs[waiting] = items.map((item, index) => ({
-		json: { ...item.json, [REVIEW_FIELD]: { status: 'waiting', until: waitTill.toISOString() } },
-		binary: item.binary,
-		pairedItem: { item: index },
-	}));
+	// Waiting: no item is on any output yet. n8n draws this run's items on the canvas's wires while
+	// the execution waits, and items shown on Not Reviewed said they had gone there; n8n drops this
+	// run when it resumes (n8n-core workflow-execute.js `handleWaitingState`), so nothing is lost.
 	return outputs;
 }

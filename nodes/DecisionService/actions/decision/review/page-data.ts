@@ -97,8 +97,13 @@ export function machineAnswerOf(
 	};
 }
 
-/** Why an item is on the page, in words. */
-function noteOf(json: IDataObject, answer: IDataObject | undefined, threshold: number): string {
+/**
+ * Why an item is on the page, in words, when its status chip and the machine's answer do not say
+ * it already: a failure, a close call, the service's routing note. A pending item (the chip says
+ * "In the review queue") and an uncertain one (its confidence line names the threshold) get none:
+ * one thing said once.
+ */
+function noteOf(json: IDataObject, answer: IDataObject | undefined): string | undefined {
 	if (!answer) {
 		const error = asRecord(json.error);
 		const message = asString(error?.message) ?? asString(json.error);
@@ -112,13 +117,7 @@ function noteOf(json: IDataObject, answer: IDataObject | undefined, threshold: n
 	}
 	const routing = asString(answer.routing_note);
 	if (routing) return routing;
-	if (answer.status === 'pending') return 'The service sent it to its human review queue.';
-	if (answer.status === 'uncertain') {
-		const confidence = typeof answer.confidence === 'number' ? answer.confidence : undefined;
-		return confidence === undefined
-			? 'The service was not confident enough.'
-			: `Confidence ${confidence.toFixed(2)} is under the decision's threshold (${threshold}).`;
-	}
+	if (answer.status === 'pending' || answer.status === 'uncertain') return undefined;
 	return 'Sent for review.';
 }
 
@@ -139,7 +138,12 @@ export function reviewPageOf(inputs: PageInputs): ReviewPage {
 	return {
 		title: inputs.title?.trim() || `Review: ${decision.name || decision.slug}`,
 		instructions: inputs.instructions?.trim() || undefined,
-		decision: { slug: decision.slug, name: decision.name, type: decision.type },
+		decision: {
+			slug: decision.slug,
+			name: decision.name,
+			type: decision.type,
+			threshold: decision.confidence_threshold,
+		},
 		answers: inputs.answers,
 		showPersonalData: inputs.showPersonalData,
 		expiresAt: inputs.expiresAt,
@@ -149,7 +153,7 @@ export function reviewPageOf(inputs: PageInputs): ReviewPage {
 				index,
 				fields: fieldsOf(inputs.asked[index], decision.context.fields),
 				...machineAnswerOf(answer, decision),
-				note: noteOf(item.json, answer, decision.confidence_threshold),
+				note: noteOf(item.json, answer),
 			};
 		}),
 	};
