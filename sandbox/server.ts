@@ -7,6 +7,7 @@ import { sleep } from './clock';
 import { controlGuard, controlRoutes, type ControlDefaults } from './control';
 import { ApiError, type Result } from './errors';
 import { FaultInjector, type FiredFault } from './faults';
+import { appPages } from './pages';
 import type { Plan } from './plans';
 import { SandboxStore, StoreFile, type Account } from './store';
 
@@ -187,6 +188,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 		},
 		{ prefix: '/v1' },
 	);
+	// The pages behind the links the API hands out (review_url, upgrade_url): HTML, no key.
+	await app.register(async (pages) => appPages(pages, sandbox.store), { prefix: '/app' });
 	if (controlOn) {
 		await app.register(async (control) => controlSurface(control, sandbox, answers, defaults), {
 			prefix: '/_control',

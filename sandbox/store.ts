@@ -361,6 +361,15 @@ export class SandboxStore {
 		return undefined;
 	}
 
+	/** A decision by slug in any account, the first found (the pages behind the API's links). */
+	findDecision(slug: string): StoredDecision | undefined {
+		for (const account of this.accounts.values()) {
+			const decision = account.decisions.get(slug);
+			if (decision) return decision;
+		}
+		return undefined;
+	}
+
 	/** Drops the runs past retention (all accounts when none is given). */
 	purge(account?: Account): number {
 		let purged = 0;
