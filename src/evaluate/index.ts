@@ -4,3 +4,6 @@ export * from './close-call';
 export * from './metrics';
 export * from './report-html';
 export * from './summary';
+export * from './compare-text';
+export * from './drift';
+export * from './labeled-row';

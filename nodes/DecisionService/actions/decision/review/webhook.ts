@@ -27,9 +27,11 @@ import { decisionKeys, OUTPUTS_LIST_PARAMETER } from '../../../outputs/list';
 import { reviewLayout } from '../../../outputs/layout';
 import type { DecisionClient } from '../../../../../src/client';
 import { createDecisionClient } from '../../../transport';
-import { kindOf, sameAnswer } from '../../../../../src/kinds';
+import { sameAnswer } from '../../../../../src/kinds';
+import { reviewRow } from '../../../../../src/evaluate/labeled-row';
 import { itemPerTarget, pickTargets } from '../../../outputs/targets';
 import { askedInputs, decideSourceOf, resultFieldOf } from './asked';
+import { labeledContext, versionOf } from './labeled-context';
 import type { ReviewNodeOptions } from './description';
 import { REVIEW_FIELD, REVIEW_UNTIL } from './execute';
 import { routeOnResume } from './resume';
@@ -211,6 +213,8 @@ async function answer(n8n: IWebhookFunctions, res: Response): Promise<IWebhookRe
 	const outputs: INodeExecutionData[][] = Array.from({ length: layout.count }, () => []);
 	const picks = new Map(parsed.picks.map((pick) => [pick.index, pick]));
 	const feedback = await sendFeedback(client, page, parsed.picks);
+	const labeled = await labeledContext(n8n, client, items);
+	const reviewedAt = new Date().toISOString();
 	items.forEach((item, index) => {
 		const pick = picks.get(index);
 		if (!pick) {
@@ -218,16 +222,27 @@ async function answer(n8n: IWebhookFunctions, res: Response): Promise<IWebhookRe
 				outputs[target].push(itemWith(item, index, { status: 'not_reviewed' }));
 			return;
 		}
-		const machine = page.items[index]?.machineAnswer ?? [];
-		const kind = kindOf(page.decision.type);
-		const review: IDataObject = {
-			status: 'reviewed',
-			answer: kind ? kind.shown(pick.keys) : (pick.keys[0] ?? null),
-			agreed: sameAnswer(pick.keys, machine),
-		};
-		if (pick.note) review.note = pick.note;
+		const shown = page.items[index];
+		const machine = shown?.machineAnswer ?? [];
 		const sent = feedback.get(index);
-		if (sent) review.feedback = sent;
+		// One flat row (src/evaluate/labeled-row.ts): n8n's Data Table node stores it as it is.
+		const review: IDataObject = reviewRow({
+			picked: pick.keys,
+			labels: page.decision.type === 'classify',
+			agreed: sameAnswer(pick.keys, machine),
+			note: pick.note,
+			feedback: sent,
+			decision: page.decision.slug,
+			version: versionOf(item, labeled.resultField) ?? labeled.liveVersion,
+			runId: shown?.runId,
+			machineStatus: shown?.status,
+			machineAnswer: machine,
+			confidence: shown?.confidence,
+			input: labeled.inputs[index],
+			reviewedAt,
+			executionId,
+			workflowId: labeled.workflowId,
+		});
 		const targets = pickTargets(pick.keys, layout);
 		for (const [target, each] of itemPerTarget(itemWith(item, index, review), targets)) {
 			outputs[target].push(each);

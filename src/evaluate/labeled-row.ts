@@ -1,0 +1,93 @@
+// A reviewed item as one flat row: what Review writes as an item's `review`, what n8n's Data Table
+// node stores with no column mapped by hand (its insert takes text, numbers, yes/no and empty
+// values, never an object or a list), and what a quality watch reads back as a labeled item
+// (docs/quality-watch.md). Pure.
+
+/** The columns of the labeled set's table, in the order a table is created with them. */
+export const LABELED_ROW_COLUMNS: ReadonlyArray<{
+	name: string;
+	type: 'string' | 'number' | 'boolean';
+}> = [
+	{ name: 'status', type: 'string' },
+	{ name: 'answer', type: 'string' },
+	{ name: 'agreed', type: 'boolean' },
+	{ name: 'note', type: 'string' },
+	{ name: 'feedback', type: 'string' },
+	{ name: 'feedback_sent', type: 'boolean' },
+	{ name: 'feedback_error', type: 'string' },
+	{ name: 'decision', type: 'string' },
+	{ name: 'version', type: 'number' },
+	{ name: 'run_id', type: 'string' },
+	{ name: 'machine_status', type: 'string' },
+	{ name: 'machine_answer', type: 'string' },
+	{ name: 'confidence', type: 'number' },
+	{ name: 'input', type: 'string' },
+	{ name: 'reviewed_at', type: 'string' },
+	{ name: 'execution_id', type: 'string' },
+	{ name: 'workflow_id', type: 'string' },
+];
+
+/** Labels as one text, as Evaluate and Send Feedback read them: `billing, refund`, or `no label`. */
+export function answerText(keys: readonly string[], list: boolean): string {
+	if (!list) return keys[0] ?? '';
+	return keys.length ? keys.join(', ') : 'no label';
+}
+
+export interface ReviewRowInput {
+	/** The keys the person picked. */
+	picked: readonly string[];
+	/** classify: the answer is a set of labels (written as one text). */
+	labels: boolean;
+	agreed: boolean;
+	note?: string;
+	/** The feedback sent on the run: its text, whether the service took it, its error. */
+	feedback?: { value?: unknown; sent?: unknown; error?: unknown };
+	decision: string;
+	/** The version that ran, when the item says; else the live version when the review was sent. */
+	version?: number;
+	runId?: string;
+	machineStatus?: string;
+	machineAnswer: readonly string[];
+	confidence?: number;
+	/** What the decision was asked: a text, or the fields sent. */
+	input?: string | Record<string, unknown>;
+	reviewedAt: string;
+	executionId?: string;
+	workflowId?: string;
+}
+
+type Cell = string | number | boolean | null;
+
+/**
+ * The review of one item: `status`, `answer`, `agreed`, `note`, `feedback` (the text sent to the
+ * service) as before, then what makes it a labeled item: the decision, its version, the run, the
+ * machine's answer, what it was asked (JSON text), when and in which execution. Every value is a
+ * text, a number or a yes/no; a value not known is left out (the table keeps it empty).
+ */
+export function reviewRow(review: ReviewRowInput): Record<string, Cell> {
+	const row: Record<string, Cell> = {
+		status: 'reviewed',
+		answer: answerText(review.picked, review.labels),
+		agreed: review.agreed,
+	};
+	if (review.note) row.note = review.note;
+	if (review.feedback) {
+		const { value, sent, error } = review.feedback;
+		if (typeof value === 'string') row.feedback = value;
+		row.feedback_sent = sent === true;
+		if (typeof error === 'string' && error) row.feedback_error = error;
+	}
+	row.decision = review.decision;
+	if (review.version !== undefined) row.version = review.version;
+	if (review.runId) row.run_id = review.runId;
+	if (review.machineStatus) row.machine_status = review.machineStatus;
+	if (review.machineAnswer.length || review.labels)
+		row.machine_answer = answerText(review.machineAnswer, review.labels);
+	if (review.confidence !== undefined) row.confidence = review.confidence;
+	if (review.input !== undefined)
+		row.input = typeof review.input === 'string' ? review.input : JSON.stringify(review.input);
+	row.reviewed_at = review.reviewedAt;
+	if (review.executionId) row.execution_id = review.executionId;
+	if (review.workflowId) row.workflow_id = review.workflowId;
+	return row;
+}

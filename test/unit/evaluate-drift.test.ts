@@ -1,0 +1,249 @@
+/**
+ * Quality watched run after run (src/evaluate/drift.ts, compare-text.ts, labeled-row.ts): the
+ * figures row, what changed since the previous row and when the drop alert fires, two versions
+ * said as a decision, a review as one flat row; and Evaluate's outputs as n8n computes them.
+ */
+import {
+	comparisonSentence,
+	driftOf,
+	evaluate,
+	figuresRow,
+	readFiguresRow,
+	reviewRow,
+	summaryOf,
+	tallyOf,
+	type EvaluationDecision,
+	type ScoredItem,
+} from '../../src/evaluate';
+import { outputNames } from '../../harness/n8n-engine';
+import { answerOfRun } from '../support/answers';
+
+const decision: EvaluationDecision = { type: 'route', keys: ['billing', 'sales', '__proto__'] };
+const item = (expected: string, status: string, choice: string, confidence = 0.9): ScoredItem => ({
+	expected,
+	run: answerOfRun(
+		{ status, choice, confidence, probabilities: { [choice]: confidence } },
+		'route',
+	),
+	charged: 1,
+});
+
+function rowOf(items: ScoredItem[], liveVersion: number, evaluatedAt = '2026-11-24T18:00:00.000Z') {
+	const { metrics } = evaluate(decision, items, { targetAccuracy: 0.9 });
+	return figuresRow(metrics, summaryOf(metrics), {
+		decision: 'ticket-routing',
+		liveVersion,
+		evaluatedAt,
+	});
+}
+
+const good = [
+	item('billing', 'ok', 'billing'),
+	item('billing', 'ok', 'billing'),
+	item('sales', 'ok', 'sales'),
+	item('__proto__', 'ok', '__proto__'),
+];
+const worse = [
+	item('billing', 'ok', 'billing'),
+	item('billing', 'ok', 'sales'),
+	item('sales', 'ok', 'sales'),
+	item('__proto__', 'uncertain', '__uncertain__', 0.3),
+];
+
+describe('figuresRow', () => {
+	it('is flat: texts, numbers and nulls only, per-answer figures as JSON text', () => {
+		const row = rowOf(worse, 4);
+		for (const value of Object.values(row))
+			expect(['string', 'number', 'object']).toContain(
+				typeof value === 'object' ? 'object' : typeof value,
+			);
+		for (const value of Object.values(row)) if (typeof value === 'object') expect(value).toBeNull();
+		expect(row).toMatchObject({
+			decision: 'ticket-routing',
+			live_version: 4,
+			total: 4,
+			answered: 3,
+			right: 2,
+			accuracy: 0.6667,
+			coverage: 0.75,
+			units_charged: 4,
+		});
+		expect(JSON.parse(row.per_answer)).toEqual([
+			{ key: 'billing', precision: 1, recall: 0.5, support: 2 },
+			{ key: 'sales', precision: 0.5, recall: 1, support: 1 },
+			{ key: '__proto__', precision: null, recall: null, support: 1 },
+		]);
+	});
+});
+
+describe('readFiguresRow', () => {
+	it('reads a Data Table row back (its own id and dates beside), JSON text, or nothing', () => {
+		const row = rowOf(good, 3);
+		const stored = { id: 7, createdAt: '2026-11-24T18:00:01.000Z', ...row };
+		expect(readFiguresRow(stored)).toEqual(row);
+		expect(readFiguresRow(JSON.stringify(row))).toEqual(row);
+		expect(readFiguresRow([rowOf(worse, 2), row])).toEqual(row);
+		// The first run of a watch: the Data Table node's empty item, an empty expression.
+		for (const nothing of [{}, '', '  ', null, undefined, 'not json', [], { total: 'many' }])
+			expect(readFiguresRow(nothing)).toBeUndefined();
+	});
+
+	it('never reads an inherited property: a row named by its keys only', () => {
+		const sneaky = Object.create({ accuracy: 0.5, total: 4 }) as object;
+		expect(readFiguresRow(sneaky)).toBeUndefined();
+	});
+});
+
+describe('driftOf', () => {
+	it('says what changed since the previous figures, and fires past the threshold only', () => {
+		const before = rowOf(good, 3);
+		const after = rowOf(worse, 4, '2026-11-25T18:00:00.000Z');
+		const drift = driftOf(before, after, 5, 'Ticket routing');
+		// 100% → 66.67%: 33.3 points lost.
+		expect(drift.accuracy).toEqual({ before: 1, after: 0.6667, points: -33.3 });
+		expect(drift.coverage).toEqual({ before: 1, after: 0.75, points: -25 });
+		expect(drift.accuracy_drop).toBe(33.3);
+		expect(drift.dropped).toBe(true);
+		expect(drift.previous_version).toBe(3);
+		expect(drift.per_answer.map((each) => each.key)).toEqual(['billing', 'sales', '__proto__']);
+		expect(drift.message.split('\n')).toEqual([
+			'Ticket routing, live version 4 (was 3), on 4 labeled items since 2026-11-24 18:00 UTC:',
+			'• Accuracy 66.7% (−33.3 points, was 100%): 2 of 3 answered right',
+			'• Answered 75% (−25.0 points, was 100%)',
+			'• billing: precision 100%, recall 100% → 50%',
+			'• sales: precision 100% → 50%, recall 100%',
+			'• __proto__: precision 100% → –, recall 100% → –',
+			'• Recommended minimum confidence: none reaches the target (was 0.00); Close Call Gap: none reaches the target (was 0.00)',
+			'Alert: accuracy dropped 33.3 points, beyond the 5-point threshold.',
+			'Cost: 4 units.',
+		]);
+		// The same drop under a higher threshold: reported, no alert.
+		expect(driftOf(before, after, 40).dropped).toBe(false);
+		// At exactly the threshold: no alert ("beyond").
+		expect(driftOf(before, after, 33.3).dropped).toBe(false);
+		// A rise is no drop.
+		expect(driftOf(after, before, 0)).toMatchObject({ accuracy_drop: 0, dropped: false });
+	});
+
+	it('without previous figures, this run is the baseline: no alert', () => {
+		const drift = driftOf(undefined, rowOf(worse, 4), 0);
+		expect(drift).toMatchObject({ compared: false, dropped: false, accuracy_drop: null });
+		expect(drift.message).toContain('No earlier figures: this run is the baseline.');
+	});
+
+	it('says "Nothing changed." when nothing did', () => {
+		expect(driftOf(rowOf(good, 3), rowOf(good, 3), 5).message).toContain('Nothing changed.');
+	});
+});
+
+describe('comparisonSentence', () => {
+	it('says the pinned version against the live one as a decision to take', () => {
+		expect(
+			comparisonSentence(
+				{ version: 3, right: 5, wrong: 3, unanswered: 2 },
+				{ version: 4, right: 8, wrong: 4, unanswered: 0 },
+				10,
+			),
+		).toBe(
+			'On the same 10 items, version 4 answers 3 more items right and 1 more item wrong than live version 3 (8 right, 4 wrong against 5 and 3), and leaves 2 fewer items unanswered; it would cost the same: one unit per decide on either version.',
+		);
+		expect(
+			comparisonSentence(
+				{ version: 3, right: 5, wrong: 1, unanswered: 0 },
+				{ version: 2, right: 5, wrong: 1, unanswered: 0 },
+				6,
+			),
+		).toContain('version 2 answers as many right and as many wrong as live version 3');
+	});
+
+	it('tallies a version on the items compared only', () => {
+		const { metrics } = evaluate(decision, worse);
+		expect(tallyOf(metrics, 4)).toEqual({ version: 4, right: 2, wrong: 1, unanswered: 1 });
+		expect(tallyOf(metrics, 4, new Set([0, 1]))).toEqual({
+			version: 4,
+			right: 1,
+			wrong: 1,
+			unanswered: 0,
+		});
+	});
+});
+
+describe('reviewRow', () => {
+	it('is one flat row: what the Data Table node stores with no mapping', () => {
+		const row = reviewRow({
+			picked: ['billing', 'refund'],
+			labels: true,
+			agreed: false,
+			note: 'double charge',
+			feedback: { value: 'billing,refund', sent: true },
+			decision: 'content-labels',
+			version: 2,
+			runId: 'run_1',
+			machineStatus: 'uncertain',
+			machineAnswer: [],
+			confidence: 0.41,
+			input: { subject: 'Charged twice', constructor: 'x' },
+			reviewedAt: '2026-11-25T10:00:00.000Z',
+			executionId: '12',
+			workflowId: 'wf',
+		});
+		expect(row).toEqual({
+			status: 'reviewed',
+			answer: 'billing, refund',
+			agreed: false,
+			note: 'double charge',
+			feedback: 'billing,refund',
+			feedback_sent: true,
+			decision: 'content-labels',
+			version: 2,
+			run_id: 'run_1',
+			machine_status: 'uncertain',
+			machine_answer: 'no label',
+			confidence: 0.41,
+			input: '{"subject":"Charged twice","constructor":"x"}',
+			reviewed_at: '2026-11-25T10:00:00.000Z',
+			execution_id: '12',
+			workflow_id: 'wf',
+		});
+		for (const value of Object.values(row)) expect(typeof value).not.toBe('object');
+	});
+
+	it('route: the key as it is; a feedback that failed says why; what is not known is left out', () => {
+		expect(
+			reviewRow({
+				picked: ['sales'],
+				labels: false,
+				agreed: true,
+				feedback: { value: 'correct', sent: false, error: 'The service is unavailable' },
+				decision: 'ticket-routing',
+				machineAnswer: ['sales'],
+				reviewedAt: '2026-11-25T10:00:00.000Z',
+			}),
+		).toEqual({
+			status: 'reviewed',
+			answer: 'sales',
+			agreed: true,
+			feedback: 'correct',
+			feedback_sent: false,
+			feedback_error: 'The service is unavailable',
+			decision: 'ticket-routing',
+			machine_answer: 'sales',
+			reviewed_at: '2026-11-25T10:00:00.000Z',
+		});
+	});
+});
+
+describe("Evaluate's outputs, as n8n computes them", () => {
+	const evaluateNode = (options: Record<string, unknown>) => ({
+		resource: 'decision',
+		operation: 'evaluate',
+		evaluateOptions: options,
+	});
+	it('Report and Scored Items; Drift only with previous figures to compare', () => {
+		expect(outputNames(evaluateNode({}))).toEqual(['Report', 'Scored Items']);
+		expect(outputNames(evaluateNode({ compareVersion: 2 }))).toEqual(['Report', 'Scored Items']);
+		expect(
+			outputNames(evaluateNode({ previousFigures: "={{ $('Previous figures').first().json }}" })),
+		).toEqual(['Report', 'Scored Items', 'Drift']);
+	});
+});
