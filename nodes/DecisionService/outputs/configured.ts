@@ -25,12 +25,16 @@ export function configuredOutputs(parameters: INodeParameters): INodeOutputConfi
 	const resource = parameters.resource === undefined ? 'decision' : parameters.resource;
 	const operation = parameters.operation === undefined ? 'decide' : parameters.operation;
 	const mode = parameters.outputMode === undefined ? 'routeToOutputs' : parameters.outputMode;
-	// Evaluate: the report, then the scored items.
+	// Evaluate: the report, then the scored items; with previous figures to compare, Drift.
 	if (resource === 'decision' && operation === 'evaluate') {
-		return [
+		const evaluateOptions = (parameters.evaluateOptions || {}) as INodeParameters;
+		const evaluateOutputs: INodeOutputConfiguration[] = [
 			{ type: 'main', displayName: 'Report' },
 			{ type: 'main', displayName: 'Scored Items' },
 		];
+		if (evaluateOptions.previousFigures !== undefined)
+			evaluateOutputs.push({ type: 'main', displayName: 'Drift' });
+		return evaluateOutputs;
 	}
 	const review = resource === 'decision' && operation === 'review';
 	if (!review && (resource !== 'decision' || operation !== 'decide' || mode !== 'routeToOutputs')) {

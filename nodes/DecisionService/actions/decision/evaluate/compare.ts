@@ -7,7 +7,9 @@ import type { DecisionClient } from '../../../../../src/client';
 import type { ItemAnswer } from '../../../../../src/answer';
 import type { RunAnswer } from '../../../../../src/contract';
 import {
+	comparisonSentence,
 	evaluate,
+	tallyOf,
 	type EvaluateOptions,
 	type EvaluationDecision,
 	type ItemOutcome,
@@ -38,6 +40,8 @@ export async function compareWithVersion(
 		options: EvaluateOptions;
 		stats: DecideStats;
 		readRun: (run: RunAnswer) => ItemAnswer;
+		maxDecides?: number;
+		liveVersion?: number | null;
 	},
 ): Promise<IDataObject> {
 	const { scored, scoredIndexes } = inputs.scoring;
@@ -46,7 +50,13 @@ export async function compareWithVersion(
 	const prepared = await prepareItems(context, inputs.items, client, false, (itemIndex) =>
 		scoredSet.has(itemIndex) ? undefined : notAsked,
 	);
-	const again = await decideAll(context, client, prepared, { version }, inputs.stats);
+	const again = await decideAll(
+		context,
+		client,
+		prepared,
+		{ version, maxDecides: inputs.maxDecides },
+		inputs.stats,
+	);
 	const compared: ScoredItem[] = [];
 	const comparedIndexes: number[] = [];
 	scoredIndexes.forEach((itemIndex, at) => {
@@ -70,8 +80,18 @@ export async function compareWithVersion(
 			},
 		];
 	});
+	const live = tallyOf(inputs.live, inputs.liveVersion ?? null, new Set(comparedIndexes));
+	const pinned = tallyOf(other, version);
 	return {
+		summary: comparisonSentence(live, pinned, compared.length),
 		version,
+		live_version: inputs.liveVersion ?? null,
+		right: pinned.right,
+		wrong: pinned.wrong,
+		unanswered: pinned.unanswered,
+		live_right: live.right,
+		live_wrong: live.wrong,
+		live_unanswered: live.unanswered,
 		compared: compared.length,
 		failed: scoredIndexes.length - compared.length,
 		accuracy: other.accuracy,

@@ -49,7 +49,7 @@ export const description: INodeProperties[] = [
 	},
 	{
 		displayName:
-			'Items that already carry a run from an earlier Decide are scored from it for free; the others are decided (one unit each).',
+			'Items that already carry a run from an earlier Decide are scored from it for free; the others are decided, one unit each: a watch over 200 stored rows costs at most 200 units a run (twice that with Compare With Version). Max Decides per Execution caps it.',
 		name: 'evaluateNotice',
 		type: 'notice',
 		default: '',
@@ -64,6 +64,15 @@ export const description: INodeProperties[] = [
 		displayOptions: { show },
 		options: [
 			{
+				displayName: 'Compare With Previous Figures',
+				name: 'previousFigures',
+				type: 'json',
+				default: '',
+				placeholder: "{{ $('Previous figures').first().json }}",
+				description:
+					"The figures row of an earlier evaluation (the report's figures, as a Data Table row or JSON): the report says what changed, and a Drift output gets the report when accuracy dropped more than Drop Alert Threshold. Empty: this run is the baseline.",
+			},
+			{
 				displayName: 'Compare With Version',
 				name: 'compareVersion',
 				type: 'number',
@@ -71,6 +80,24 @@ export const description: INodeProperties[] = [
 				default: 0,
 				description:
 					'Also decide each item on this version (one unit each) and list where it answers differently; 0 compares nothing',
+			},
+			{
+				displayName: 'Drop Alert Threshold (Points)',
+				name: 'dropThreshold',
+				type: 'number',
+				typeOptions: { minValue: 0, numberPrecision: 1 },
+				default: 5,
+				description:
+					'Accuracy points lost since the previous figures beyond which the report also goes to the Drift output (5: from 90% to under 85%)',
+			},
+			{
+				displayName: 'Max Decides per Execution',
+				name: 'maxDecides',
+				type: 'number',
+				typeOptions: { minValue: 0 },
+				default: 0,
+				description:
+					'Most items sent to the service in one execution (Compare With Version included); items beyond it fail without being sent (0 = no limit)',
 			},
 			{
 				displayName: 'Result Field',
@@ -95,6 +122,9 @@ export const description: INodeProperties[] = [
 
 export interface EvaluateNodeOptions {
 	compareVersion?: number;
+	previousFigures?: unknown;
+	dropThreshold?: number;
+	maxDecides?: number;
 	resultField?: string;
 	sendFeedback?: boolean;
 	timeout?: number;

@@ -12,8 +12,11 @@ import { readAnswer, type ItemAnswer } from '../../../../../src/answer';
 import { kindOf } from '../../../../../src/kinds';
 import {
 	DEFAULT_TARGET_ACCURACY,
+	driftOf,
 	evaluate,
 	evaluationDecisionOf,
+	figuresRow,
+	readFiguresRow,
 	summaryOf,
 } from '../../../../../src/evaluate';
 import { toNodeError } from '../../../errors';
@@ -82,7 +85,8 @@ export async function execute(
 		options.validateInput !== false,
 		(itemIndex) => checked.errors[itemIndex] ?? (carried[itemIndex] ? notAsked : undefined),
 	);
-	const results = await decideAll(this, client, prepared, {}, stats);
+	const maxDecides = options.maxDecides ?? 0;
+	const results = await decideAll(this, client, prepared, { maxDecides }, stats);
 
 	// 3. The figures, over the scored items; outcomes name the input item.
 	const scoring = scoreItems(items.length, checked, carried, repeats, results, readRun);
@@ -101,6 +105,8 @@ export async function execute(
 					options: evaluateOptions,
 					stats,
 					readRun,
+					maxDecides,
+					liveVersion: decision.live_version ?? null,
 				})
 			: undefined;
 	const feedback = options.sendFeedback
@@ -117,10 +123,37 @@ export async function execute(
 			location: 'outputPane' as const,
 		})),
 	);
-	const outcome = { decision, metrics, summary, scoring, repeats, comparison, feedback };
+	// 7. The figures as one row, and what changed since the previous row (when given).
+	const figures = figuresRow(metrics, summary, {
+		decision: decision.slug,
+		liveVersion: decision.live_version ?? null,
+		evaluatedAt: new Date().toISOString(),
+	});
+	const watching = options.previousFigures !== undefined;
+	const drift = driftOf(
+		watching ? readFiguresRow(options.previousFigures) : undefined,
+		figures,
+		options.dropThreshold ?? 5,
+		decision.name,
+	);
+	const outcome = {
+		decision,
+		metrics,
+		summary,
+		scoring,
+		repeats,
+		comparison,
+		feedback,
+		figures,
+		drift,
+	};
 	const usesErrorOutput = this.getNode().onError === 'continueErrorOutput';
-	return [
-		[await reportItem(this, outcome)],
+	const report = await reportItem(this, outcome);
+	const outputs = [
+		[report],
 		scoredItems(items, outcome, results, carried, resultField, usesErrorOutput),
 	];
+	// The Drift output exists when previous figures are given (outputs/configured.ts).
+	if (watching) outputs.push(drift.dropped ? [report] : []);
+	return outputs;
 }

@@ -6,7 +6,14 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { forEachBounded, type DecisionClient } from '../../../../../src/client';
 import type { Decision, RunAnswer } from '../../../../../src/contract';
 import { feedbackText, type Kind } from '../../../../../src/kinds';
-import { forMachines, renderReport, type Metrics, type Summary } from '../../../../../src/evaluate';
+import {
+	forMachines,
+	renderReport,
+	type Drift,
+	type FiguresRow,
+	type Metrics,
+	type Summary,
+} from '../../../../../src/evaluate';
 import { answerOf, failedItemJson } from '../../../pipeline/item-json';
 import type { Scoring } from './inputs';
 
@@ -46,6 +53,8 @@ export interface EvaluationOutcome {
 	repeats: ReadonlyMap<number, number>;
 	comparison?: IDataObject;
 	feedback?: ReadonlyMap<number, boolean>;
+	figures: FiguresRow;
+	drift: Drift;
 }
 
 /** The report item: the summary, the figures for machines, and the HTML report as binary. */
@@ -53,7 +62,7 @@ export async function reportItem(
 	context: IExecuteFunctions,
 	outcome: EvaluationOutcome,
 ): Promise<INodeExecutionData> {
-	const { decision, metrics, summary, scoring, feedback, comparison } = outcome;
+	const { decision, metrics, summary, scoring, feedback, comparison, figures, drift } = outcome;
 	const html = renderReport(metrics, {
 		title: `Evaluation of ${decision.name}`,
 		decision: decision.slug,
@@ -63,6 +72,8 @@ export async function reportItem(
 	const sent = feedback ? [...feedback.values()] : [];
 	const json = {
 		summary: [summary.headline, ...summary.sentences].join(' '),
+		// The change since the previous figures (or the baseline), to send as it is.
+		message: drift.message,
 		decision: decision.slug,
 		live_version: decision.live_version,
 		...(forMachines(metrics) as IDataObject),
@@ -73,6 +84,9 @@ export async function reportItem(
 		failed_items: [...scoring.failures.keys()],
 		repeated_runs: [...outcome.repeats.keys()],
 		...(comparison ? { comparison: forMachines(comparison) } : {}),
+		// One flat row: what a Data Table stores to compare the next run with.
+		figures,
+		...(drift.compared ? { drift: forMachines(driftForMachines(drift)) } : {}),
 		...(feedback
 			? { feedback: { sent: sent.filter(Boolean).length, failed: sent.filter((ok) => !ok).length } }
 			: {}),
@@ -88,6 +102,14 @@ export async function reportItem(
 		},
 		pairedItem: scoring.scoredIndexes.map((item) => ({ item })),
 	};
+}
+
+/** The drift without its message (the report carries it once, as `message`). */
+function driftForMachines(drift: Drift): Omit<Drift, 'message' | 'compared'> {
+	const copy: Partial<Drift> = { ...drift };
+	delete copy.message;
+	delete copy.compared;
+	return copy as Omit<Drift, 'message' | 'compared'>;
 }
 
 /** Every input item with how it was scored, or its error. */
