@@ -1,4 +1,5 @@
 import type {
+	IAuthenticateRuleResponseCode,
 	ICredentialDataDecryptedObject,
 	ICredentialTestRequest,
 	ICredentialType,
@@ -29,7 +30,7 @@ export class DecisionServiceApi implements ICredentialType {
 			typeOptions: { password: true },
 			required: true,
 			default: '',
-			hint: 'Created in the app under Settings → API keys. Keys with _test_ in them are test keys, keys with _live_ are live keys.',
+			hint: 'Created in the Decision Service app under Settings → API keys; it is shown once, when it is created. Keys with _test_ in them are test keys, keys with _live_ are live keys.',
 		},
 		{
 			displayName: 'Base URL',
@@ -38,7 +39,7 @@ export class DecisionServiceApi implements ICredentialType {
 			required: true,
 			default: '',
 			placeholder: 'https://api.example.com/v1',
-			hint: 'Must end with the API version, /v1, and use https:// (plain http only for localhost or 127.0.0.1). The local sandbox of this package is http://127.0.0.1:8787/v1.',
+			hint: "The API's address, ending with its version, /v1, over https:// (plain http only for localhost or 127.0.0.1). If the Test says ECONNREFUSED, nothing answers at that host and port: check the address, and that the service runs there.",
 		},
 	];
 
@@ -61,7 +62,9 @@ export class DecisionServiceApi implements ICredentialType {
 	}
 
 	// n8n's Test would otherwise follow a redirect with the key (and call the other origin's
-	// answer a success), and say only "Unauthorized" or "Not Found".
+	// answer a success), say only "Unauthorized" or "Not Found", and pass on any 200, an HTML
+	// page included. n8n reports a refused connection by its code alone (ECONNREFUSED): the
+	// Base URL's hint says what it means (docs/what-happens-when.md).
 	test: ICredentialTestRequest = {
 		request: {
 			baseURL: '={{$credentials.baseUrl.trim().replace(/\\/+$/, "")}}',
@@ -69,6 +72,8 @@ export class DecisionServiceApi implements ICredentialType {
 			method: 'GET',
 			disableFollowRedirect: true,
 		},
+		// n8n's type takes one kind of rule per list, while its tester reads each rule by its own
+		// type (credentials-tester.service.js): both kinds are needed here, hence the cast.
 		rules: [
 			{
 				type: 'responseCode',
@@ -86,6 +91,17 @@ export class DecisionServiceApi implements ICredentialType {
 						'No Decision Service API answers at this Base URL (404): check the address; it ends with the API version, /v1.',
 				},
 			},
+			// n8n fails the Test when the body's `decisions` equals `value`: a page that is not the
+			// API's list (HTML, another API's JSON) has none.
+			{
+				type: 'responseSuccessBody',
+				properties: {
+					key: 'decisions',
+					value: undefined,
+					message:
+						"Something answered at this Base URL, but not the Decision Service API: its answer to GET /decisions is not a list of decisions (a web page?). Use the API's address, ending with the API version, /v1.",
+				},
+			},
 			...[301, 302, 303, 307, 308].map((status) => ({
 				type: 'responseCode' as const,
 				properties: {
@@ -93,6 +109,6 @@ export class DecisionServiceApi implements ICredentialType {
 					message: `The Base URL answered with a redirect (${status}). It is not followed, so the key is not sent elsewhere: use the API's own address, ending with /v1.`,
 				},
 			})),
-		],
+		] as IAuthenticateRuleResponseCode[],
 	};
 }

@@ -33,6 +33,11 @@ const NOT_FOUND_HINTS = new Map<string, string>([
 	['decision_not_found', 'Check the slug of the decision, or pick the decision from the list.'],
 	['version_not_found', 'Check the version number (leave it empty or 0 for the live version).'],
 	['template_not_found', 'Check the template, or pick it from the list.'],
+	// A 404 without the API's error envelope: something else answers at the Base URL.
+	[
+		'http_404',
+		"Check the credential's Base URL: the Decision Service API's address, ending with /v1.",
+	],
 	[
 		'run_not_found',
 		"Check the run ID; runs are purged after the plan's retention period (7 days on Free, 30 on paid plans).",

@@ -335,6 +335,17 @@ export class Requester {
 		});
 	}
 
+	/** host:port of the base URL, for messages (the URL's path and query stay out). */
+	private hostAndPort(): string {
+		try {
+			const url = new URL(this.baseUrl);
+			const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+			return `${url.hostname}:${port}`;
+		} catch {
+			return 'the Base URL';
+		}
+	}
+
 	private aborted<T>(operation: Operation<T>): AbortedError {
 		return new AbortedError({ code: 'aborted', message: `${operation.label} was stopped.` });
 	}
@@ -361,6 +372,17 @@ export class Requester {
 			});
 		}
 		const cause = failure.code ? ` (${causeOf(failure.code)})` : '';
+		if (!sent && failure.code === 'ECONNREFUSED') {
+			// The one a user meets first (a wrong port, the service not started): say what to check.
+			return new NetworkError({
+				code: 'econnrefused',
+				mayHaveReachedServer: false,
+				mayHaveBeenCharged: false,
+				message: this.scrub(
+					`${operation.label} failed: nothing answers at ${this.hostAndPort()}${tries} (connection refused). Check the host and port of the credential's Base URL, and that the service runs there.`,
+				),
+			});
+		}
 		const what = sent
 			? 'the connection dropped after the request was sent, before an answer'
 			: 'the request was not sent: could not connect to the service';

@@ -4,6 +4,8 @@
  * example workflows run through `n8n execute`, and a running n8n lists the node and its AI-tool
  * variant.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -201,6 +203,17 @@ describe('a running n8n', () => {
 		await proxy?.close();
 	});
 
+	/** A port on this machine where nothing listens (bound, then released). */
+	let closedPort = 0;
+	beforeAll(async () => {
+		closedPort = await new Promise<number>((resolve) => {
+			const probe = createServer().listen(0, '127.0.0.1', () => {
+				const { port } = probe.address() as AddressInfo;
+				probe.close(() => resolve(port));
+			});
+		});
+	});
+
 	const WRONG_KEY = 'dsk_test_not_a_key';
 
 	/** The editor's "Test" on the credential: n8n's POST /rest/credentials/test, as the owner. */
@@ -275,6 +288,21 @@ describe('a running n8n', () => {
 				/^No Decision Service API answers at this Base URL \(404\)/,
 				/^The resource you are requesting could not be found$/,
 			),
+		],
+		[
+			// Here n8n's own editor: a web page, 200, at every path.
+			'a base URL where a web page answers 200',
+			() => ({ apiKey: DEMO_KEYS.free, baseUrl: `${n8n.url}/v1` }),
+			'Error',
+			/^Something answered at this Base URL, but not the Decision Service API/,
+		],
+		[
+			// n8n 2.x says a refused connection by its code alone (credentials-tester.service.js
+			// 378-382); the Base URL's hint says what it means.
+			'a base URL where nothing listens',
+			() => ({ apiKey: DEMO_KEYS.free, baseUrl: `http://127.0.0.1:${closedPort}/v1` }),
+			'Error',
+			n8n1(/^ECONNREFUSED$/, /^The service refused the connection - perhaps it is offline$/),
 		],
 		[
 			'a wrong key',

@@ -456,7 +456,7 @@ describe('error handling', () => {
 			extra: { options: { validateInput: false } },
 		});
 		expect(result.error?.message).toMatch(
-			/could not connect to the service after 5 attempts \(connection refused\)/,
+			/nothing answers at 127\.0\.0\.1:\d+ after 5 attempts \(connection refused\)\. Check the host and port/,
 		);
 		expect(result.error?.description).toMatch(/Check the base URL/);
 	});
