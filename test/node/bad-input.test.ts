@@ -113,6 +113,45 @@ const corpus: Array<[string, IDataObject, INodeParameters, RegExp]> = [
 	],
 ];
 
+describe('an input that misses a field says what to do, in the input mode chosen', () => {
+	const mapped = (mappingMode: string, value: IDataObject | null): INodeParameters => ({
+		inputMode: 'mapFields',
+		inputFields: { mappingMode, value, matchingColumns: [], schema: [] },
+	});
+	it.each<[string, IDataObject, INodeParameters, string]>([
+		[
+			'JSON input without subject',
+			{ body: 'no subject' },
+			{},
+			'Give the JSON input "subject" with a text value, e.g. { "subject": {{ $json.subject }} }.',
+		],
+		[
+			'Map Each Field Manually, subject mapped to an object',
+			{ subject: { text: 'Refund' }, body: 'object subject' },
+			mapped('defineBelow', { subject: '={{ $json.subject }}', body: '={{ $json.body }}' }),
+			'Under Fields, map a text value to "subject", e.g. {{ $json.subject }}.',
+		],
+		[
+			'Map Automatically, the item has no subject',
+			{ title: 'Refund', body: 'no subject field' },
+			mapped('autoMapInputData', null),
+			'Map Automatically reads the item\'s own "subject": give the item one (an Edit Fields node before this one), or choose Map Each Field Manually and map a text value to "subject", e.g. {{ $json.subject }}.',
+		],
+	])('%s', async (_name, bad, parameters, todo) => {
+		const result = await decide({
+			slug: 'ticket-routing',
+			items: [bad],
+			credentials: { apiKey: DEMO_KEYS.pro, baseUrl: sb.baseUrl },
+			extra: parameters,
+		});
+		expect(result.error?.message).toMatch(/^Field "subject" (is required|must be a string)/);
+		// No "Item 0:" (n8n adds [item 0]), and the description is what to do, then the cost.
+		expect(result.error?.description).toBe(
+			`${todo} No request was sent for this item, so no quota was spent.`,
+		);
+	});
+});
+
 describe('bad inputs', () => {
 	it.each(corpus)(
 		'%s: named, not charged, the others routed',

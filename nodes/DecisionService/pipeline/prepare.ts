@@ -5,12 +5,46 @@
  */
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 import type { DecisionClient, RecentDecision } from '../../../src/client';
-import type { Decision } from '../../../src/contract';
+import type { ContextField, Decision } from '../../../src/contract';
 import { validateDecideInput } from '../../../src/contract/validation';
 import { toNodeError } from '../errors';
 import { inputFor, slugOf, type DecideInput } from './input';
 
 export type Prepared = { slug: string; input: DecideInput } | { error: Error };
+
+/** A declared field's type in a user's words, with an example value of it. */
+const TYPE_WORDS: Record<ContextField['type'], string> = {
+	string: 'text',
+	number: 'number',
+	boolean: 'true or false',
+	array: 'list',
+	object: 'object',
+};
+
+/**
+ * What to do about the first problem, in the words of the input mode the user chose: where to map
+ * the field, with an expression to start from. The field names are the decision's (untrusted), read
+ * as text only.
+ */
+function howToFix(
+	n8n: IExecuteFunctions,
+	itemIndex: number,
+	field: ContextField | undefined,
+	name: string,
+): string {
+	const type = field ? TYPE_WORDS[field.type] : 'value';
+	const article = /^[aeiou]/.test(type) ? 'an' : 'a';
+	const example = `{{ $json.${/^[A-Za-z_$][\w$]*$/.test(name) ? name : `["${name}"]`} }}`;
+	const mode = n8n.getNodeParameter('inputMode', itemIndex, 'mapFields') as string;
+	if (mode === 'json') {
+		return `Give the JSON input "${name}" with ${article} ${type} value, e.g. { "${name}": ${example} }.`;
+	}
+	const mapping = n8n.getNodeParameter('inputFields.mappingMode', itemIndex, 'defineBelow');
+	if (mapping === 'autoMapInputData') {
+		return `Map Automatically reads the item's own "${name}": give the item one (an Edit Fields node before this one), or choose Map Each Field Manually and map ${article} ${type} value to "${name}", e.g. ${example}.`;
+	}
+	return `Under Fields, map ${article} ${type} value to "${name}", e.g. ${example}.`;
+}
 
 /** The problems of an input against its decision's declared fields, as one error naming the item. */
 function validationError(
@@ -21,12 +55,15 @@ function validationError(
 ): NodeOperationError | undefined {
 	const problems = validateDecideInput(decision.context.fields, input);
 	if (!problems.length) return undefined;
+	const names = problems.map((problem) => problem.field.replace(/^input\./, ''));
 	const listed = problems
-		.map((problem) => `field "${problem.field.replace(/^input\./, '')}" ${problem.message}`)
+		.map((problem, at) => `field "${names[at]}" ${problem.message}`)
 		.join('; ');
+	const first = decision.context.fields.find((field) => field.name === names[0]);
+	const others = problems.length > 1 ? ' Likewise for the other fields named above.' : '';
 	return new NodeOperationError(n8n.getNode(), listed.charAt(0).toUpperCase() + listed.slice(1), {
 		itemIndex,
-		description: `Decision "${decision.slug}" declares these fields. No request was sent for this item, so no quota was spent.`,
+		description: `${howToFix(n8n, itemIndex, first, names[0])}${others} No request was sent for this item, so no quota was spent.`,
 	});
 }
 
