@@ -12,6 +12,11 @@
  *   Review): one page shows them all and one submit finishes the execution.
  * - A review nobody submits: when the time limit (one minute) passes, every waiting ticket
  *   continues on Not Reviewed.
+ * - Send Link To (issue 30, point 12): the example without its message node; Review posts the link
+ *   to a webhook itself before it waits, so the link goes out whatever sits where on the canvas. A
+ *   webhook that cannot be reached fails the node, and nothing waits for nobody.
+ * - Once the review is over, n8n answers the link itself with its own JSON (409): the limit
+ *   docs/what-happens-when.md names, and the thank-you page tells the reviewer of.
  *
  * On n8n 1.x (no signed resume URL) the Review node refuses to wait, with an error saying it needs
  * n8n 2.
@@ -65,6 +70,7 @@ import {
 	ticketItem,
 	type ReviewTicket,
 } from '../support/review';
+import { startLinkReceiver, withoutNode, type LinkReceiver } from '../support/review-receiver';
 
 jest.setTimeout(600_000);
 
@@ -78,6 +84,10 @@ const MAIN = { id: 'dsReviewE2e1', path: 'decision-service-review-e2e' };
 const BOTH = { id: 'dsReviewE2e2', path: 'decision-service-review-e2e-both' };
 /** A time limit of one minute, and nobody submits. */
 const TIMEOUT = { id: 'dsReviewE2e3', path: 'decision-service-review-e2e-timeout' };
+/** No message node: Review sends its link to a webhook itself (Send Link To). */
+const SENDS = { id: 'dsReviewE2e4', path: 'decision-service-review-e2e-sends' };
+/** Send Link To a webhook nobody answers at: the node fails before waiting. */
+const UNSENT = { id: 'dsReviewE2e5', path: 'decision-service-review-e2e-unsent' };
 
 const doubtful = REVIEW_TICKETS.filter((ticket) => isDoubtful(ticket));
 const reviewed = reviewedOf(REVIEW_TICKETS);
@@ -93,6 +103,7 @@ let sb: TestSandbox;
 let work: string;
 let n8n: N8nInstance | undefined;
 let session: OwnerSession;
+let receiver: LinkReceiver | undefined;
 const exchanges: SandboxExchange[] = [];
 
 const feedbackPosts = () => feedbackOfSandbox(exchanges);
@@ -117,6 +128,7 @@ async function startWith(workflows: ReviewWorkflow[]): Promise<void> {
 }
 
 afterAll(async () => {
+	await receiver?.close();
 	await n8n?.stop();
 	await sb?.close();
 	if (work) rmSync(work, { recursive: true, force: true });
@@ -154,9 +166,26 @@ on2(`Review in n8n ${n8nVersion()}`, () => {
 	let feedbackAfterSubmit: SandboxExchange[];
 	let again: Page;
 	let afterAgain: Execution;
+	let reopened: Page;
+	let sends: ReviewWorkflow;
 
 	beforeAll(async () => {
-		await startWith([review, both, timeout]);
+		receiver = await startLinkReceiver();
+		// The example without the node that wrote the link: Review hands it out itself.
+		sends = reviewWorkflow({
+			...SENDS,
+			name: 'Review e2e: Review sends its link',
+			reviewParameters: { sendLinkTo: receiver.url, linkFormat: 'details' },
+		});
+		sends.workflow = withoutNode(sends.workflow, MESSAGE_NODE);
+		const unsent = reviewWorkflow({
+			...UNSENT,
+			name: 'Review e2e: the link cannot be sent',
+			// Port 1 on loopback: nothing listens, the connection is refused.
+			reviewParameters: { sendLinkTo: 'http://127.0.0.1:1/hooks/review' },
+		});
+		unsent.workflow = withoutNode(unsent.workflow, MESSAGE_NODE);
+		await startWith([review, both, timeout, sends, unsent]);
 		const before = (await sb.usage(KEY)).used;
 		// Its minute runs while the rest goes on.
 		timeoutId = await triggerWebhook(
@@ -224,6 +253,8 @@ on2(`Review in n8n ${n8nVersion()}`, () => {
 		// The same form sent again (the back button, a double click).
 		again = await submitForm(link, filled);
 		afterAgain = await readExecution(session, executionId);
+		// A colleague opens the link later.
+		reopened = await openPage(link);
 	});
 
 	describe('a person reviews the doubtful tickets of the example', () => {
@@ -407,6 +438,92 @@ on2(`Review in n8n ${n8nVersion()}`, () => {
 			expect(feedbackPosts()).toHaveLength(feedbackAfterSubmit.length);
 			expect(afterAgain.status).toBe('success');
 			expect(afterAgain.outputs).toEqual(finished.outputs);
+		});
+
+		it('once the review is over, n8n answers the link itself (its 409 JSON), as the thank-you page warned', () => {
+			// n8n 2.41.1 waiting-webhooks.js 206–215: a finished execution's link gets a ConflictError
+			// unless its node's operation is n8n's own sendAndWait; Review's code never runs.
+			expect(submitted.html).toContain('This link is now closed');
+			expect(reopened.status).toBe(409);
+			expect(reopened.contentType).toMatch(/json/);
+			expect(reopened.html).toMatch(/has finished already/);
+		});
+	});
+
+	describe('Send Link To: Review posts its link itself, no other node needed', () => {
+		let sendsId: string;
+		let sendsWaiting: Execution;
+		let posted: Record<string, unknown>;
+		let sendsPage: Page;
+		let sendsDone: Execution;
+		let unsentFailed: Execution;
+		const sendsDoubtful = () => REVIEW_TICKETS.filter((ticket) => isDoubtful(ticket));
+
+		beforeAll(async () => {
+			sendsId = await triggerWebhook(
+				session,
+				SENDS.id,
+				SENDS.path,
+				tickets(REVIEW_TICKETS, 'sends'),
+			);
+			sendsWaiting = await waitForExecution(session, sendsId, ['waiting']);
+			posted = receiver!.received.find((body) =>
+				String(body.link ?? '').includes(`/webhook-waiting/${sendsId}?`),
+			)!;
+			sendsPage = await openPage(String(posted.link));
+			const filled = parseForm(sendsPage.html);
+			fillReview(sendsPage.html, filled, choicesFor(REVIEW_TICKETS));
+			await submitForm(String(posted.link), filled);
+			sendsDone = await waitForExecution(session, sendsId, ['success']);
+			const unsentId = await triggerWebhook(
+				session,
+				UNSENT.id,
+				UNSENT.path,
+				tickets(REVIEW_TICKETS, 'unsent'),
+			);
+			unsentFailed = await waitForExecution(session, unsentId, ['error']);
+		});
+
+		it('posts the link, the count, the title and the time limit before the execution waits', () => {
+			expect(sendsWaiting.status).toBe('waiting');
+			expect(sendsWaiting.lastNodeExecuted).toBe(sends.review);
+			expect(Object.keys(sendsWaiting.outputs)).not.toContain(MESSAGE_NODE);
+			expect(posted).toEqual({
+				text: expect.stringContaining(String(posted.link)),
+				link: expect.stringMatching(
+					new RegExp(
+						`^${n8n!.url.replace(/\./g, '\\.')}/webhook-waiting/${sendsId}\\?signature=[^&]+$`,
+					),
+				),
+				items: sendsDoubtful().length,
+				title: 'Review: Ticket routing',
+				until: expect.any(String),
+				execution: sendsId,
+			});
+			expect(Date.parse(String(posted.until))).toBe(Date.parse(String(sendsWaiting.waitTill)));
+			expect(String(posted.text)).toMatch(
+				new RegExp(
+					`^Review: Ticket routing: ${sendsDoubtful().length} items need a person’s answer, until .+ UTC\\. http`,
+				),
+			);
+			for (const key of Object.values(DEMO_KEYS)) expect(JSON.stringify(posted)).not.toContain(key);
+		});
+
+		it('the posted link opens the page, and its submit finishes the execution', () => {
+			expect(sendsPage.status).toBe(200);
+			expect(sendsPage.contentType).toMatch(/^text\/html/);
+			for (const ticket of sendsDoubtful()) expect(sendsPage.html).toContain(ticket.subject);
+			expect(sendsDone.status).toBe('success');
+			expect(whereItemsEnded(sendsDone, sends.finalNodes)).toEqual(
+				expectedEnds(REVIEW_TICKETS, sends),
+			);
+		});
+
+		it('a webhook that cannot be reached fails the Review node: nothing waits for nobody', () => {
+			expect(unsentFailed.status).toBe('error');
+			expect(unsentFailed.error?.node).toBe(sends.review);
+			expect(unsentFailed.error?.message).toBe('The review link could not be sent to 127.0.0.1:1');
+			expect(unsentFailed.waitTill ?? null).toBeNull();
 		});
 	});
 

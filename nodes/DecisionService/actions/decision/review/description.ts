@@ -21,12 +21,41 @@ export const reviewWebhooks: IWebhookDescription[] = (['GET', 'POST'] as const).
 const properties: INodeProperties[] = [
 	{
 		displayName:
-			'Reviewers open this execution’s link, {{ $execution.resumeUrl }}: send it from a node wired to the same output and placed above this one (n8n runs the upper branch first).',
+			'Reviewers open this execution’s link. Set Send Link To and Review posts it there itself before it waits, wherever it sits on the canvas. Or send {{ $execution.resumeUrl }} from your own node on the same output, placed above this one: n8n runs the upper branch first, and a node below would send the link only after the review.',
 		name: 'reviewNotice',
 		type: 'notice',
 		default: '',
 	},
 	decisionLocator,
+	{
+		displayName: 'Send Link To',
+		name: 'sendLinkTo',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. https://hooks.slack.com/services/…',
+		description:
+			'A webhook URL Review posts the review link to before it waits: a Slack, Google Chat or Mattermost incoming webhook, or the Webhook node of another workflow (which can send it by e-mail, Teams…). Empty: send it yourself.',
+	},
+	{
+		displayName: 'Link Message Format',
+		name: 'linkFormat',
+		type: 'options',
+		default: 'text',
+		displayOptions: { hide: { sendLinkTo: [''] } },
+		options: [
+			{
+				name: 'Chat Message',
+				value: 'text',
+				description: 'Only {"text": …}, as Slack, Google Chat and Mattermost webhooks take it',
+			},
+			{
+				name: 'Message and Details',
+				value: 'details',
+				description:
+					'The text plus link, items, title, until and execution, for a Webhook node in n8n',
+			},
+		],
+	},
 	outputsListField,
 	{
 		// A notice, not the list's hint: n8n shows no hint under a resource mapper.
@@ -91,6 +120,9 @@ export const description = updateDisplayOptions(
 	{ show: { resource: ['decision'], operation: ['review'] } },
 	properties,
 );
+
+/** Where Review posts its link, and in which form (see `linkFormat`). */
+export type LinkFormat = 'text' | 'details';
 
 /** Review's options as the node reads them. */
 export interface ReviewNodeOptions {

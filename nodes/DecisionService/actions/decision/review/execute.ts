@@ -11,6 +11,7 @@
  */
 import {
 	NodeOperationError,
+	type IDataObject,
 	type IExecuteFunctions,
 	type INodeExecutionData,
 	type ResourceMapperValue,
@@ -22,7 +23,7 @@ import { reviewLayout } from '../../../outputs/layout';
 import { createDecisionClient } from '../../../transport';
 import { slugOf } from '../../../pipeline/input';
 import { runsAsTool } from '../../../pipeline/tool';
-import { timeLimitMs } from './description';
+import { timeLimitMs, type LinkFormat, type ReviewNodeOptions } from './description';
 
 /** Most items on one page: two form fields each, and n8n reads at most 1000 fields of a form. */
 export const MAX_REVIEW_ITEMS = 300;
@@ -39,6 +40,75 @@ function hasSecretLink(resumeUrl: string): boolean {
 		return new URL(resumeUrl).searchParams.has('signature');
 	} catch {
 		return false;
+	}
+}
+
+/** "2026-11-30 14:05 UTC" */
+function utcMinute(date: Date): string {
+	return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** What Review posts to Send Link To: `{ text }` for a chat webhook, with details for n8n. */
+export function linkMessage(
+	format: LinkFormat,
+	message: { link: string; items: number; title: string; until: Date; execution: string },
+): IDataObject {
+	const count = `${message.items} ${message.items === 1 ? 'item needs' : 'items need'}`;
+	const text = `${message.title}: ${count} a person’s answer, until ${utcMinute(message.until)}. ${message.link}`;
+	if (format !== 'details') return { text };
+	return {
+		text,
+		link: message.link,
+		items: message.items,
+		title: message.title,
+		until: message.until.toISOString(),
+		execution: message.execution,
+	};
+}
+
+/**
+ * Posts the review link to the Send Link To webhook, before the execution waits: a link that went
+ * nowhere would leave the items waiting for nobody, so a failure fails the node instead. The URL
+ * (a Slack webhook's holds its secret) is never written into a message: only its host.
+ */
+async function sendLink(n8n: IExecuteFunctions, to: string, body: IDataObject): Promise<void> {
+	const node = n8n.getNode();
+	let url: URL;
+	try {
+		url = new URL(to);
+	} catch {
+		url = new URL('invalid:');
+	}
+	if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+		throw new NodeOperationError(node, 'Send Link To is not a web address', {
+			description:
+				'Give the webhook URL that should receive the review link, starting with https://.',
+		});
+	}
+	const where = url.host;
+	let status: number;
+	try {
+		const response = (await n8n.helpers.httpRequest({
+			method: 'POST',
+			url: url.href,
+			body,
+			json: true,
+			returnFullResponse: true,
+			ignoreHttpStatusErrors: true,
+			// The link is the review's secret: never re-posted to wherever a redirect points.
+			disableFollowRedirect: true,
+			timeout: 15_000,
+		})) as { statusCode?: number };
+		status = Number(response.statusCode ?? 0);
+	} catch (error) {
+		throw new NodeOperationError(node, `The review link could not be sent to ${where}`, {
+			description: `${error instanceof Error ? error.message.replace(url.href, where) : 'No answer'}. Nothing waits: check Send Link To and run again.`,
+		});
+	}
+	if (status < 200 || status >= 300) {
+		throw new NodeOperationError(node, `The review link could not be sent to ${where}`, {
+			description: `It answered ${status}. Nothing waits: check Send Link To and run again.`,
+		});
 	}
 }
 
@@ -73,15 +143,35 @@ export async function execute(
 	}
 	const slug = slugOf(this, 0);
 	if (!slug) throw new NodeOperationError(node, 'No decision selected');
+	let decisionName: string;
 	try {
 		// The page needs the decision; a wrong slug or key fails now, not when a reviewer opens it.
-		await (await createDecisionClient(this)).getDecision(slug);
+		const decision = await (await createDecisionClient(this)).getDecision(slug);
+		decisionName = decision.name || decision.slug;
 	} catch (error) {
 		throw toNodeError(node, error);
 	}
 	const amount = this.getNodeParameter('timeLimit', 0, 24) as number;
 	const unit = this.getNodeParameter('timeLimitUnit', 0, 'hours') as string;
 	const waitTill = new Date(Date.now() + timeLimitMs(amount, unit));
+	const sendTo = String(this.getNodeParameter('sendLinkTo', 0, '') ?? '').trim();
+	if (sendTo) {
+		// Review hands the link out itself, as n8n's send-and-wait nodes send their message: no
+		// other node has to run before this one, wherever it sits on the canvas.
+		const options = this.getNodeParameter('options', 0, {}) as ReviewNodeOptions;
+		const format = this.getNodeParameter('linkFormat', 0, 'text') as LinkFormat;
+		await sendLink(
+			this,
+			sendTo,
+			linkMessage(format, {
+				link: resumeUrl,
+				items: items.length,
+				title: options.title?.trim() || `Review: ${decisionName}`,
+				until: waitTill,
+				execution: this.getExecutionId(),
+			}),
+		);
+	}
 	this.customData.set(REVIEW_UNTIL, waitTill.toISOString());
 	await this.putExecutionToWait(waitTill);
 	// Waiting: no item is on any output yet. n8n draws this run's items on the canvas's wires while
