@@ -85,7 +85,7 @@ const TICKET_OPTIONS: Record<Locale, ItemText[]> = {
 		{
 			key: 'sales',
 			description:
-				'Buying and pricing questions before a purchase: a quote, a demo, plans for a team, volume licences, discounts, a trial, talking to a sales representative.',
+				'Buying and pricing before a purchase: a quote, a demo, plans for a team, volume licences, discounts, a trial, talking to a sales representative.',
 		},
 		{
 			key: 'account',
@@ -107,7 +107,7 @@ const TICKET_OPTIONS: Record<Locale, ItemText[]> = {
 		{
 			key: 'sales',
 			description:
-				"Questions d'achat et de tarifs avant un achat : un devis, une démo, des offres pour une équipe, des licences en volume, des remises, un essai, parler à un commercial.",
+				'Achat et tarifs avant un achat : un devis, une démo, des offres pour une équipe, des licences en volume, des remises, un essai, parler à un commercial.',
 		},
 		{
 			key: 'account',

@@ -107,12 +107,12 @@ describe('the labeled ticket set', () => {
 			items.map((item, i) => ({ ...item, expected: truth[i].truth })),
 		).metrics;
 		// Deterministic engine, deterministic set: exact figures (docs in examples/ticket-routing-labeled.md).
-		// 224 of 240 answered (16 uncertain: the vague tickets mostly); 208 of 224 match the labels,
-		// 217 of 224 the true teams (the 9 more are mislabeled rows the engine answered right).
-		expect(metrics.answered).toBe(224);
-		expect(metrics.accuracy).toBe(208 / 224);
-		expect(truthMetrics.accuracy).toBe(217 / 224);
-		expect(metrics.recommended.confidence).toMatchObject({ threshold: 0.85, count: 203 });
+		// 220 of 240 answered (20 uncertain: the vague tickets mostly); 207 of 220 match the labels,
+		// 217 of 220 the true teams (the 10 more are mislabeled rows the engine answered right).
+		expect(metrics.answered).toBe(220);
+		expect(metrics.accuracy).toBe(207 / 220);
+		expect(truthMetrics.accuracy).toBe(217 / 220);
+		expect(metrics.recommended.confidence).toMatchObject({ threshold: 0.8, count: 211 });
 		expect(metrics.total).toBe(SIZE);
 		expect(metrics.accuracy).toBeGreaterThan(0.85);
 		expect(metrics.coverage).toBeGreaterThan(0.75);

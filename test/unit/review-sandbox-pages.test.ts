@@ -1,4 +1,6 @@
+import { flattenText, runEngine } from '../../sandbox/engine';
 import { decisionPage, reviewPage } from '../../sandbox/pages';
+import { SEED_DECISIONS } from '../../sandbox/seed';
 import { SandboxStore } from '../../sandbox/store';
 import type { StoredRun } from '../../sandbox/store';
 
@@ -74,5 +76,39 @@ describe("the sandbox page of a created decision's url", () => {
 		expect(text).toContain('Ticket routing');
 		expect(text).toContain('version 1 is live');
 		expect(text).toMatch(/billing .*technical .*sales .*account/);
+	});
+});
+
+describe("the demo's vague ticket goes to review (issue 30, point 15)", () => {
+	const routing = SEED_DECISIONS.find((decision) => decision.slug === 'ticket-routing')!;
+	const definition = {
+		type: 'route' as const,
+		instructions: routing.instructions,
+		items: (routing.options as Array<{ key: string; description: string }>).map((option) => ({
+			key: option.key,
+			description: option.description,
+		})),
+	};
+
+	it.each([
+		['Hello', 'Hi there, just a quick question.'],
+		['hello', 'hello'],
+	])(
+		'"%s / %s": no telling word, under the threshold (pending on Starter and above)',
+		(subject, body) => {
+			const result = runEngine(definition, flattenText({ subject, body }), 'jev');
+			expect(result.explanation).toEqual({});
+			expect(result.confidence).toBeLessThan(routing.confidence_threshold!);
+		},
+	);
+
+	it('a buying question still goes to sales', () => {
+		const result = runEngine(
+			definition,
+			flattenText({ subject: 'Pricing', body: 'A question: can we get a quote for 30 seats?' }),
+			'jev',
+		);
+		expect(result.choice).toBe('sales');
+		expect(result.confidence).toBeGreaterThanOrEqual(routing.confidence_threshold!);
 	});
 });
