@@ -204,7 +204,7 @@ const signed = (value: number): string =>
 	value > 0 ? `+${value.toFixed(1)}` : value < 0 ? `−${Math.abs(value).toFixed(1)}` : '±0.0';
 
 const setting = (value: number | null): string =>
-	value === null ? 'none reaches the target' : value.toFixed(2);
+	value === null ? 'none reaches the target' : value === 0 ? 'none needed' : value.toFixed(2);
 
 function rateLine(name: string, each: Change): string {
 	const now = `${name} ${percent(each.after)}`;

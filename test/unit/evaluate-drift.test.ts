@@ -113,7 +113,7 @@ describe('driftOf', () => {
 			'• billing: precision 100%, recall 100% → 50%',
 			'• sales: precision 100% → 50%, recall 100%',
 			'• __proto__: precision 100% → –, recall 100% → –',
-			'• Recommended minimum confidence: none reaches the target (was 0.00); Close Call Gap: none reaches the target (was 0.00)',
+			'• Recommended minimum confidence: none reaches the target (was none needed); Close Call Gap: none reaches the target (was none needed)',
 			'Alert: accuracy dropped 33.3 points, beyond the 5-point threshold.',
 			'Cost: 4 units.',
 		]);
