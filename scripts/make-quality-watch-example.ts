@@ -1,0 +1,389 @@
+/**
+ * Writes the quality-watch examples and the review example's store (docs/quality-watch.md):
+ *
+ * - examples/quality-watch.json: every Monday, the stored reviews (and any labeled rows the team
+ *   added) evaluated on the live version, compared with the figures of the last run (a Data
+ *   Table), the new figures stored, the report's message ready to send, a Drift output for alerts.
+ * - examples/quality-compare-versions.json: the stored set decided on the live version and on a
+ *   pinned one, said as a decision to take.
+ * - examples/ticket-routing-review.json: its reviews stored in a Data Table (the other nodes and
+ *   any sticky note are kept as they are: the file is read first).
+ *
+ * The tables' columns are src/evaluate's (LABELED_ROW_COLUMNS, FIGURES_ROW_COLUMNS).
+ * Run: npx tsx scripts/make-quality-watch-example.ts
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FIGURES_ROW_COLUMNS, LABELED_ROW_COLUMNS } from '../src/evaluate';
+
+const examples = join(__dirname, '..', 'examples');
+const credentials = {
+	decisionServiceApi: { id: 'decisionServiceSandbox', name: 'Decision Service sandbox' },
+};
+const decision = {
+	__rl: true,
+	mode: 'list',
+	value: 'ticket-routing',
+	cachedResultName: 'Ticket routing (route)',
+};
+const service = 'n8n-nodes-decision-service.decisionService';
+const dataTable = 'n8n-nodes-base.dataTable';
+
+export const REVIEWS_TABLE = 'decision_reviews';
+export const FIGURES_TABLE = 'decision_quality';
+
+type Node = {
+	id: string;
+	name: string;
+	type: string;
+	typeVersion: number;
+	position: [number, number];
+	parameters: Record<string, unknown>;
+	[field: string]: unknown;
+};
+
+const table = (name: string) => ({ __rl: true, mode: 'name', value: name });
+
+/** Data Table: create the table when it is missing (n8n 2.x: Reuse Existing Tables). */
+function ensureTable(
+	id: string,
+	name: string,
+	tableName: string,
+	columns: ReadonlyArray<{ name: string; type: string }>,
+	position: [number, number],
+): Node {
+	return {
+		id,
+		name,
+		type: dataTable,
+		typeVersion: 1.1,
+		position,
+		parameters: {
+			resource: 'table',
+			operation: 'create',
+			tableName,
+			columns: { column: columns.map((column) => ({ name: column.name, type: column.type })) },
+			options: { createIfNotExists: true },
+		},
+	};
+}
+
+/** Data Table: insert each item as a row, its fields matched to the columns by name. */
+function insertRows(id: string, name: string, tableName: string, position: [number, number]): Node {
+	return {
+		id,
+		name,
+		type: dataTable,
+		typeVersion: 1.1,
+		position,
+		parameters: {
+			resource: 'row',
+			operation: 'insert',
+			dataTableId: table(tableName),
+			columns: {
+				mappingMode: 'autoMapInputData',
+				value: {},
+				matchingColumns: [],
+				schema: [],
+				attemptToConvertTypes: false,
+				convertFieldsToString: false,
+			},
+			options: {},
+		},
+	};
+}
+
+/** Data Table: the rows of one decision. */
+function rowsOf(
+	id: string,
+	name: string,
+	tableName: string,
+	position: [number, number],
+	extra: Record<string, unknown>,
+): Node {
+	return {
+		id,
+		name,
+		type: dataTable,
+		typeVersion: 1.1,
+		position,
+		parameters: {
+			resource: 'row',
+			operation: 'get',
+			dataTableId: table(tableName),
+			matchType: 'allConditions',
+			filters: {
+				conditions: [{ keyName: 'decision', condition: 'eq', keyValue: decision.value }],
+			},
+			...extra,
+		},
+	};
+}
+
+/** A Set node whose output is one field of the item, as it is: a row ready for a Data Table. */
+function fieldAsItem(id: string, name: string, field: string, position: [number, number]): Node {
+	return {
+		id,
+		name,
+		type: 'n8n-nodes-base.set',
+		typeVersion: 3.4,
+		position,
+		parameters: { mode: 'raw', jsonOutput: `={{ $json.${field} }}`, options: {} },
+	};
+}
+
+const noOp = (id: string, name: string, position: [number, number]): Node => ({
+	id,
+	name,
+	type: 'n8n-nodes-base.noOp',
+	typeVersion: 1,
+	position,
+	parameters: {},
+});
+
+const sticky = (
+	id: string,
+	name: string,
+	position: [number, number],
+	size: [number, number],
+	content: string,
+): Node => ({
+	id,
+	name,
+	type: 'n8n-nodes-base.stickyNote',
+	typeVersion: 1,
+	position,
+	parameters: { width: size[0], height: size[1], content },
+});
+
+/** Evaluate on the stored rows: the input the decision saw (JSON text), the answer a person gave. */
+const evaluateStored = {
+	resource: 'decision',
+	operation: 'evaluate',
+	decision,
+	inputMode: 'json',
+	jsonInput: '={{ $json.input }}',
+	expected: '={{ $json.answer }}',
+};
+
+const to = (node: string) => [{ node, type: 'main', index: 0 }];
+const uuid = (prefix: string, n: number) =>
+	`${prefix}-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
+// ---------------------------------------------------------------- the quality watch
+const W = (n: number) => uuid('7a11c4e0-5e32', n);
+const WATCH_NOTE = [
+	'## What a run costs',
+	`Each run decides **every stored row once** on the live version: **one unit per row** (${REVIEWS_TABLE} rows of this decision). 200 rows: 200 units a week. Set *Max Decides per Execution* in *Watch quality* to cap it; rows beyond it fail unsent.`,
+	'',
+	`The figures of each run go to the table **${FIGURES_TABLE}**; the next run compares with the last one. **Drift** gets the report when accuracy dropped more than *Drop Alert Threshold* (5 points).`,
+	'',
+	`Add labeled rows of your own to **${REVIEWS_TABLE}**: \`decision\` = ticket-routing, \`input\` = the fields as JSON, \`answer\` = the right option.`,
+].join('\n');
+
+const watchNodes: Node[] = [
+	{
+		id: W(1),
+		name: 'Every Monday at 8',
+		type: 'n8n-nodes-base.scheduleTrigger',
+		typeVersion: 1.2,
+		position: [0, 300],
+		parameters: { rule: { interval: [{ field: 'weeks', triggerAtDay: [1], triggerAtHour: 8 }] } },
+	},
+	ensureTable(W(2), 'Reviews table', REVIEWS_TABLE, LABELED_ROW_COLUMNS, [220, 300]),
+	ensureTable(W(3), 'Figures table', FIGURES_TABLE, FIGURES_ROW_COLUMNS, [440, 300]),
+	{
+		...rowsOf(W(4), 'Previous figures', FIGURES_TABLE, [660, 300], {
+			limit: 1,
+			orderBy: true,
+			orderByColumn: 'createdAt',
+			orderByDirection: 'DESC',
+		}),
+		// The first run finds none: one empty item, and this run is the baseline.
+		alwaysOutputData: true,
+	},
+	{
+		...rowsOf(W(5), 'Stored reviews', REVIEWS_TABLE, [880, 300], { returnAll: true }),
+		executeOnce: true,
+	},
+	{
+		id: W(6),
+		name: 'Watch quality',
+		type: service,
+		typeVersion: 1,
+		position: [1100, 300],
+		credentials,
+		parameters: {
+			...evaluateStored,
+			evaluateOptions: {
+				previousFigures: "={{ $('Previous figures').first().json }}",
+				dropThreshold: 5,
+			},
+		},
+	},
+	fieldAsItem(W(7), 'Figures row', 'figures', [1360, 120]),
+	insertRows(W(8), 'Save figures', FIGURES_TABLE, [1580, 120]),
+	noOp(W(9), 'Send the message (Slack, e-mail)', [1360, 300]),
+	noOp(W(10), 'Scored reviews', [1360, 480]),
+	noOp(W(11), 'Alert: accuracy dropped', [1360, 660]),
+	sticky(W(12), 'What a run costs', [560, -60], [640, 300], WATCH_NOTE),
+];
+
+const watch = {
+	id: 'dsExQualityWatch',
+	name: 'Decision Service: quality watch of ticket routing',
+	active: false,
+	nodes: watchNodes,
+	connections: {
+		'Every Monday at 8': { main: [to('Reviews table')] },
+		'Reviews table': { main: [to('Figures table')] },
+		'Figures table': { main: [to('Previous figures')] },
+		'Previous figures': { main: [to('Stored reviews')] },
+		'Stored reviews': { main: [to('Watch quality')] },
+		'Watch quality': {
+			main: [
+				[...to('Figures row'), ...to('Send the message (Slack, e-mail)')],
+				to('Scored reviews'),
+				to('Alert: accuracy dropped'),
+			],
+		},
+		'Figures row': { main: [to('Save figures')] },
+	},
+	settings: { executionOrder: 'v1' },
+	pinData: {},
+	meta: {
+		description: `Every Monday: the reviews stored by the review example (table ${REVIEWS_TABLE}) evaluated on the live version (one unit per row), compared with last week's figures (table ${FIGURES_TABLE}); the report's message is ready for Slack or e-mail, and Drift gets it when accuracy dropped more than 5 points.`,
+	},
+};
+
+// ---------------------------------------------------------------- two versions side by side
+const C = (n: number) => uuid('7a11c4e0-5e33', n);
+const COMPARE_NOTE = [
+	'## Before a change goes live',
+	'Set **Compare With Version** in *Try a version* to the version you want to try. Each stored row is decided on the live version and on that one: **two units per row**.',
+	'',
+	"The report's `comparison.summary` says it as a decision: right and wrong answers of each version on the same rows, and the cost.",
+].join('\n');
+const compareNodes: Node[] = [
+	{
+		id: C(1),
+		name: 'Run example',
+		type: 'n8n-nodes-base.manualTrigger',
+		typeVersion: 1,
+		position: [0, 300],
+		parameters: {},
+	},
+	{
+		...rowsOf(C(2), 'Stored reviews', REVIEWS_TABLE, [220, 300], { returnAll: true }),
+		executeOnce: true,
+	},
+	{
+		id: C(3),
+		name: 'Try a version',
+		type: service,
+		typeVersion: 1,
+		position: [440, 300],
+		credentials,
+		parameters: { ...evaluateStored, evaluateOptions: { compareVersion: 1 } },
+	},
+	noOp(C(4), 'Comparison', [680, 200]),
+	noOp(C(5), 'Scored reviews', [680, 400]),
+	sticky(C(6), 'Before a change goes live', [160, 0], [520, 240], COMPARE_NOTE),
+];
+const compare = {
+	id: 'dsExQualityCompare',
+	name: 'Decision Service: try a version on the stored reviews',
+	active: false,
+	nodes: compareNodes,
+	connections: {
+		'Run example': { main: [to('Stored reviews')] },
+		'Stored reviews': { main: [to('Try a version')] },
+		'Try a version': { main: [to('Comparison'), to('Scored reviews')] },
+	},
+	settings: { executionOrder: 'v1' },
+	pinData: {},
+	meta: {
+		description: `The reviews stored in ${REVIEWS_TABLE} decided on the live version and on a pinned one (two units per row): which answers more right, which more wrong, at what cost.`,
+	},
+};
+
+// ---------------------------------------------------------------- the review example's store
+const R = (n: number) => uuid('7a11c4e0-5e34', n);
+const TEAMS = ['Billing team', 'Technical support', 'Sales team', 'Account management'];
+const STORE = ['Reviews table', 'Reviewed by a person', 'Labeled row', 'Store review'];
+
+function withStore(review: {
+	nodes: Node[];
+	connections: Record<string, { main: Array<Array<{ node: string }>> }>;
+	[field: string]: unknown;
+}) {
+	const nodes = review.nodes.filter((node) => !STORE.includes(node.name));
+	const connections = Object.fromEntries(
+		Object.entries(review.connections)
+			.filter(([name]) => !STORE.includes(name))
+			.map(([name, each]) => [
+				name,
+				{
+					...each,
+					main: each.main.map((targets) =>
+						targets.filter((target) => !STORE.includes(target.node)),
+					),
+				},
+			]),
+	);
+	nodes.push(
+		ensureTable(R(1), 'Reviews table', REVIEWS_TABLE, LABELED_ROW_COLUMNS, [220, 120]),
+		{
+			id: R(2),
+			name: 'Reviewed by a person',
+			type: 'n8n-nodes-base.filter',
+			typeVersion: 2.2,
+			position: [1760, 240],
+			parameters: {
+				conditions: {
+					options: { caseSensitive: true, leftValue: '', typeValidation: 'strict', version: 2 },
+					conditions: [
+						{
+							id: R(5),
+							leftValue: "={{ $json.review?.status ?? '' }}",
+							rightValue: 'reviewed',
+							operator: { type: 'string', operation: 'equals' },
+						},
+					],
+					combinator: 'and',
+				},
+				options: {},
+			},
+		},
+		fieldAsItem(R(3), 'Labeled row', 'review', [1980, 240]),
+		// A store that fails (the table deleted) never stops the tickets: they are routed already.
+		{
+			...insertRows(R(4), 'Store review', REVIEWS_TABLE, [2200, 240]),
+			onError: 'continueRegularOutput',
+		},
+	);
+	const trigger = nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger')!;
+	// The trigger's first target stays the sample data (tests replace the two by a webhook).
+	connections[trigger.name].main[0].push({
+		node: 'Reviews table',
+		type: 'main',
+		index: 0,
+	} as never);
+	for (const team of TEAMS) connections[team] = { main: [to('Reviewed by a person')] };
+	connections['Reviewed by a person'] = { main: [to('Labeled row')] };
+	connections['Labeled row'] = { main: [to('Store review')] };
+	return { ...review, nodes, connections };
+}
+
+if (require.main === module) {
+	const write = (file: string, workflow: unknown, indent: string | number = 2) =>
+		writeFileSync(join(examples, file), `${JSON.stringify(workflow, null, indent)}\n`);
+	write('quality-watch.json', watch);
+	write('quality-compare-versions.json', compare);
+	const reviewFile = join(examples, 'ticket-routing-review.json');
+	write(
+		'ticket-routing-review.json',
+		withStore(JSON.parse(readFileSync(reviewFile, 'utf8'))),
+		'\t',
+	);
+}

@@ -1,0 +1,457 @@
+/**
+ * Quality watched in real n8n (docs/quality-watch.md), installed from the packed tarball, with
+ * n8n's own Data Tables:
+ *
+ * 1. The review example: a person reviews the doubtful tickets; each review lands in the Data
+ *    Table `decision_reviews` as one row (no mapping by hand), with the run, the version and the
+ *    input the decision saw. The team adds labeled rows of its own.
+ * 2. The quality watch (examples/quality-watch.json, its schedule replaced by a webhook) runs:
+ *    one unit per stored row, the figures recomputed from the service's own stored runs, the
+ *    baseline row stored in `decision_quality`, no drift.
+ * 3. The decision's live version changes (billing and technical swap descriptions). The watch
+ *    runs again with a threshold above the drop (reported, no alert, nothing stored), then as
+ *    shipped (5 points): the drift equals the two recomputed evaluations, and Drift fires.
+ * 4. Two versions side by side (examples/quality-compare-versions.json): version 1 against live
+ *    version 2 on the stored set, in words and figures, recomputed.
+ *
+ * n8n 1.x: the Review node refuses to wait there, and n8n 1.123's Data Table node finds a table by
+ * its id only (no "By Name" mode), so the examples' tables are n8n 2.x's; see docs/quality-watch.md.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readAnswer } from '../../src/answer';
+import {
+	FIGURES_ROW_COLUMNS,
+	LABELED_ROW_COLUMNS,
+	evaluate,
+	evaluationDecisionOf,
+	summaryOf,
+	type Metrics,
+	type ScoredItem,
+} from '../../src/evaluate';
+import type { Decision, Run } from '../../src/contract';
+import {
+	ensureTable,
+	findTable,
+	insertRows,
+	personalProjectId,
+	readRows,
+	type DataTable,
+	type Row,
+} from '../../harness/n8n-data-tables';
+import { n8nMajor, n8nVersion } from '../../harness/n8n-install';
+import type { N8nInstance } from '../../harness/n8n-env';
+import {
+	readExample,
+	startN8nWithWorkflows,
+	triggerWebhook,
+	waitForExecution,
+	type Execution,
+	type Item,
+	type OwnerSession,
+	type WorkflowJson,
+} from '../../harness/n8n-executions';
+import {
+	fillReview,
+	openPage,
+	parseForm,
+	reviewWorkflow,
+	submitForm,
+	waitingLinkIn,
+	MESSAGE_NODE,
+} from '../../harness/n8n-review';
+import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
+import { SEED_DECISIONS } from '../../sandbox/seed';
+import { makeLabeledSet } from '../../scripts/make-labeled-set';
+import {
+	REVIEW_TICKETS,
+	choicesFor,
+	reviewedOf,
+	runIdsBySubject,
+	ticketItem,
+} from '../support/review';
+
+jest.setTimeout(900_000);
+
+const KEY = DEMO_KEYS.pro;
+const SLUG = 'ticket-routing';
+/** Labeled rows the team adds by hand beside the reviews. */
+const ADDED = 40;
+const REVIEW = { id: 'dsQwReview', path: 'quality-watch-review', name: 'QW: review' };
+const WATCH = { id: 'dsQwWatch', path: 'quality-watch-run', name: 'QW: watch' };
+const LENIENT = { id: 'dsQwLenient', path: 'quality-watch-lenient', name: 'QW: lenient watch' };
+const COMPARE = { id: 'dsQwCompare', path: 'quality-watch-compare', name: 'QW: compare' };
+const EVALUATE = 'Watch quality';
+const TRY = 'Try a version';
+
+/** An example with its first node (a schedule or a manual trigger) replaced by a webhook. */
+function onWebhook(
+	file: string,
+	options: { id: string; name: string; path: string },
+	change: (workflow: WorkflowJson) => WorkflowJson = (workflow) => workflow,
+): WorkflowJson {
+	const workflow = readExample(file);
+	const nodes = workflow.nodes.map((node) =>
+		/Trigger$/.test(node.type)
+			? {
+					...node,
+					type: 'n8n-nodes-base.webhook',
+					typeVersion: 2,
+					webhookId: `${options.id}-hook`,
+					parameters: {
+						httpMethod: 'POST',
+						path: options.path,
+						responseMode: 'onReceived',
+						options: {},
+					},
+				}
+			: node,
+	);
+	return change({ ...workflow, id: options.id, name: options.name, active: false, nodes });
+}
+
+const watchWorkflow = onWebhook('quality-watch.json', WATCH);
+/** The watch with a threshold above any drop, and nothing stored: it reports, it never alerts. */
+const lenientWorkflow = onWebhook('quality-watch.json', LENIENT, (workflow) => ({
+	...workflow,
+	nodes: workflow.nodes
+		.filter((node) => !['Figures row', 'Save figures'].includes(node.name))
+		.map((node) =>
+			node.name === EVALUATE
+				? {
+						...node,
+						parameters: {
+							...node.parameters,
+							evaluateOptions: {
+								...(node.parameters.evaluateOptions as Record<string, unknown>),
+								dropThreshold: 100,
+							},
+						},
+					}
+				: node,
+		),
+	connections: {
+		...Object.fromEntries(
+			Object.entries(workflow.connections).filter(([name]) => name !== 'Figures row'),
+		),
+		[EVALUATE]: {
+			main: workflow.connections[EVALUATE].main.map((targets) =>
+				targets.filter((target) => target.node !== 'Figures row'),
+			),
+		},
+	},
+}));
+const compareWorkflow = onWebhook('quality-compare-versions.json', COMPARE);
+const review = reviewWorkflow({ id: REVIEW.id, name: REVIEW.name, path: REVIEW.path });
+
+let sb: TestSandbox;
+let work: string;
+let n8n: N8nInstance | undefined;
+let session: OwnerSession;
+let reviewsTable: DataTable;
+let reviewRows: Row[];
+let reviewRuns: Map<string, string>;
+let storedRows: Row[];
+let decisionV1: Decision;
+let decisionV2: Decision;
+const watches: Array<{ execution: Execution; charged: number }> = [];
+let lenient: { execution: Execution; charged: number };
+let compared: { execution: Execution; charged: number };
+
+const outputsOf = (execution: Execution, node: string): Item[][] => execution.outputs[node] ?? [];
+const reportOf = (execution: Execution, node = EVALUATE) => outputsOf(execution, node)[0][0].json;
+
+async function run(
+	workflow: { id: string; path: string },
+	body: unknown = {},
+): Promise<{ execution: Execution; charged: number }> {
+	const before = (await sb.usage(KEY)).used;
+	const id = await triggerWebhook(session, workflow.id, workflow.path, body);
+	const execution = await waitForExecution(session, id, ['success', 'error', 'crashed'], 300_000);
+	expect({ workflow: workflow.id, error: execution.error }).toEqual({
+		workflow: workflow.id,
+		error: undefined,
+	});
+	return { execution, charged: (await sb.usage(KEY)).used - before };
+}
+
+/** The figures recomputed from the runs the service stored for the scored items. */
+async function recomputed(scored: Item[], decision: Decision): Promise<Metrics> {
+	const items: ScoredItem[] = [];
+	for (const item of scored) {
+		const runId = String((item.json.decision as { run_id: string }).run_id);
+		const stored = await sb.control<{ version: number; response: Run }>(
+			'GET',
+			`/runs/${runId}?key=${KEY}`,
+		);
+		expect(stored.version).toBe(decision.live_version);
+		items.push({
+			expected: item.json.answer,
+			run: readAnswer(stored.response, decision.type)!,
+			charged: 1,
+		});
+	}
+	return evaluate(evaluationDecisionOf(decision), items, {
+		targetAccuracy: 0.9,
+		confidenceThreshold: decision.confidence_threshold,
+	}).metrics;
+}
+
+const round = (value: number | null) => (value === null ? null : Math.round(value * 1e4) / 1e4);
+const rightOf = (metrics: Metrics) => metrics.items.filter((each) => each.correct === true).length;
+const wrongOf = (metrics: Metrics) => metrics.items.filter((each) => each.correct === false).length;
+
+const on2 = n8nMajor(n8nVersion()) >= 2 ? describe : describe.skip;
+
+on2(`quality watched with n8n ${n8nVersion()}'s Data Tables`, () => {
+	const metrics: Metrics[] = [];
+
+	beforeAll(async () => {
+		sb = await startTestSandbox();
+		work = mkdtempSync(join(tmpdir(), 'decision-service-quality-watch-'));
+		({ n8n, session } = await startN8nWithWorkflows({
+			work,
+			sandboxBaseUrl: sb.baseUrl,
+			apiKey: KEY,
+			workflows: [review.workflow, watchWorkflow, lenientWorkflow, compareWorkflow],
+		}));
+		const project = await personalProjectId(session);
+		// The review example creates its table from its manual trigger; here a webhook starts it.
+		reviewsTable = await ensureTable(session, project, 'decision_reviews', LABELED_ROW_COLUMNS);
+		decisionV1 = await sb.client(KEY).getDecision(SLUG);
+
+		// 1. A person reviews the doubtful tickets.
+		const started = await triggerWebhook(session, REVIEW.id, REVIEW.path, {
+			tickets: REVIEW_TICKETS.map((ticket, index) => ticketItem(ticket, index, 'qw')),
+		});
+		const waiting = await waitForExecution(session, started, ['waiting']);
+		const link = waitingLinkIn(waiting, MESSAGE_NODE);
+		const page = await openPage(link);
+		const form = parseForm(page.html);
+		fillReview(page.html, form, choicesFor(REVIEW_TICKETS));
+		await submitForm(link, form);
+		const finished = await waitForExecution(session, started, ['success']);
+		reviewRuns = runIdsBySubject(finished, review.decide);
+		reviewRows = await readRows(session, reviewsTable);
+
+		// The team adds labeled rows of its own: the input as JSON text, the right answer.
+		await insertRows(
+			session,
+			reviewsTable,
+			makeLabeledSet()
+				.slice(0, ADDED)
+				.map((ticket) => ({
+					status: 'labeled',
+					decision: SLUG,
+					input: JSON.stringify({ subject: ticket.subject, body: ticket.body }),
+					answer: ticket.expected,
+				})),
+		);
+		storedRows = await readRows(session, reviewsTable);
+
+		// 2. The watch on version 1: the baseline.
+		watches.push(await run(WATCH));
+		metrics.push(await recomputed(outputsOf(watches[0].execution, EVALUATE)[1], decisionV1));
+
+		// 3. Version 2 goes live: billing and technical swap descriptions.
+		const seeded = SEED_DECISIONS.find((each) => each.slug === SLUG)!;
+		const options = (seeded as { options: Array<{ key: string; description?: string }> }).options;
+		const described = new Map(options.map((option) => [option.key, option.description]));
+		const swap: Record<string, string> = { billing: 'technical', technical: 'billing' };
+		await sb.control('POST', `/decisions/${SLUG}/versions`, {
+			key: KEY,
+			options: options.map((option) => ({
+				key: option.key,
+				description: described.get(swap[option.key] ?? option.key),
+			})),
+		});
+		decisionV2 = await sb.client(KEY).getDecision(SLUG);
+		lenient = await run(LENIENT);
+		watches.push(await run(WATCH));
+		metrics.push(await recomputed(outputsOf(watches[1].execution, EVALUATE)[1], decisionV2));
+
+		// 4. Version 1 tried again beside live version 2, on the stored set.
+		compared = await run(COMPARE);
+	});
+
+	afterAll(async () => {
+		await n8n?.stop();
+		await sb?.close();
+		if (work) rmSync(work, { recursive: true, force: true });
+	});
+
+	it('stores each review in the Data Table as one row, with its run, version and input', () => {
+		const reviewed = reviewedOf(REVIEW_TICKETS);
+		expect(reviewRows).toHaveLength(reviewed.length);
+		const runIds = reviewRuns;
+		for (const ticket of reviewed) {
+			const row = reviewRows.find(
+				(each) =>
+					(JSON.parse(String(each.input)) as { subject: string }).subject === ticket.subject,
+			);
+			expect({ ticket: ticket.subject, row }).toEqual({
+				ticket: ticket.subject,
+				row: expect.objectContaining({
+					status: 'reviewed',
+					answer: ticket.pick,
+					agreed: ticket.pick === ticket.machine,
+					decision: SLUG,
+					version: 1,
+					run_id: runIds.get(ticket.subject),
+					feedback_sent: true,
+					machine_answer: ticket.machine,
+				}),
+			});
+			// The input as the decision saw it: the fields Decide mapped.
+			expect(JSON.parse(String(row!.input))).toEqual(
+				expect.objectContaining({ subject: ticket.subject, body: ticket.body, plan: 'pro' }),
+			);
+			expect(String(row!.reviewed_at)).toMatch(/^\d{4}-\d\d-\d\dT/);
+		}
+		console.log(
+			`quality watch e2e: ${reviewRows.length} reviews stored, ${ADDED} labeled rows added: ${storedRows.length} rows`,
+		);
+	});
+
+	it('the first watch is the baseline: one unit per stored row, figures recomputed, no drift', async () => {
+		const { execution, charged } = watches[0];
+		const [[report], scored, drift] = outputsOf(execution, EVALUATE);
+		expect(scored).toHaveLength(storedRows.length);
+		expect(charged).toBe(storedRows.length);
+		expect(report.json.units).toEqual({
+			charged: storedRows.length,
+			fresh: storedRows.length,
+			reused: 0,
+		});
+		expect(report.json.accuracy).toBe(round(metrics[0].accuracy));
+		expect(report.json.coverage).toBe(round(metrics[0].coverage));
+		expect(report.json.drift).toBeUndefined();
+		expect(String(report.json.message)).toContain('No earlier figures: this run is the baseline.');
+		expect(drift ?? []).toEqual([]);
+		const figures = await readRows(
+			session,
+			(await findTable(session, reviewsTable.projectId, 'decision_quality'))!,
+		);
+		expect(figures[0]).toMatchObject({
+			decision: SLUG,
+			live_version: 1,
+			total: storedRows.length,
+			right: rightOf(metrics[0]),
+			accuracy: round(metrics[0].accuracy),
+			coverage: round(metrics[0].coverage),
+		});
+		expect(Object.keys(figures[0])).toEqual(
+			expect.arrayContaining(FIGURES_ROW_COLUMNS.map((column) => column.name)),
+		);
+	});
+
+	it('after the live version changed, reports the drift the two evaluations show, and alerts', async () => {
+		const { execution, charged } = watches[1];
+		const [[report], scored, drift] = outputsOf(execution, EVALUATE);
+		expect(charged).toBe(storedRows.length);
+		expect(scored).toHaveLength(storedRows.length);
+		const points = (a: number | null, b: number | null) =>
+			Math.round(((b ?? 0) - (a ?? 0)) * 1000) / 10;
+		const accuracyPoints = points(metrics[0].accuracy, metrics[1].accuracy);
+		// The swap costs accuracy, far beyond the 5-point threshold.
+		expect(accuracyPoints).toBeLessThan(-5);
+		expect(report.json.drift).toMatchObject({
+			previous_version: 1,
+			accuracy: {
+				before: round(metrics[0].accuracy),
+				after: round(metrics[1].accuracy),
+				points: accuracyPoints,
+			},
+			coverage: {
+				before: round(metrics[0].coverage),
+				after: round(metrics[1].coverage),
+			},
+			min_confidence: {
+				before: summaryOf(metrics[0]).confidence?.value ?? null,
+				after: summaryOf(metrics[1]).confidence?.value ?? null,
+			},
+			close_call_gap: {
+				before: summaryOf(metrics[0]).closeCallGap?.value ?? null,
+				after: summaryOf(metrics[1]).closeCallGap?.value ?? null,
+			},
+			accuracy_drop: -accuracyPoints,
+			threshold: 5,
+			dropped: true,
+		});
+		// Per answer: billing's and technical's precision and recall moved, as recomputed.
+		const classes = (each: Metrics) =>
+			new Map((each.type === 'classify' ? each.labels : each.classes).map((c) => [c.key, c]));
+		const moved = (report.json.drift as { per_answer: Array<Record<string, unknown>> }).per_answer;
+		for (const key of ['billing', 'technical']) {
+			expect(moved.find((each) => each.key === key)).toEqual({
+				key,
+				precision: expect.objectContaining({
+					before: round(classes(metrics[0]).get(key)!.precision),
+					after: round(classes(metrics[1]).get(key)!.precision),
+				}),
+				recall: expect.objectContaining({
+					before: round(classes(metrics[0]).get(key)!.recall),
+					after: round(classes(metrics[1]).get(key)!.recall),
+				}),
+			});
+		}
+		const message = String(report.json.message);
+		expect(message).toContain('live version 2 (was 1)');
+		expect(message).toContain(`Alert: accuracy dropped ${(-accuracyPoints).toFixed(1)} points`);
+		expect(drift).toHaveLength(1);
+		expect(drift[0].json.message).toBe(message);
+		console.log(`quality watch e2e: the message of the second run:\n${message}`);
+	});
+
+	it('a threshold above the drop reports the same drift and leaves Drift empty', () => {
+		const [[report], , drift] = outputsOf(lenient.execution, EVALUATE);
+		expect(lenient.charged).toBe(storedRows.length);
+		expect(report.json.drift).toMatchObject({
+			threshold: 100,
+			dropped: false,
+			previous_version: 1,
+		});
+		expect((report.json.drift as { accuracy: unknown }).accuracy).toEqual(
+			(reportOf(watches[1].execution).drift as { accuracy: unknown }).accuracy,
+		);
+		expect(drift).toEqual([]);
+	});
+
+	it('keeps one figures row per stored run', async () => {
+		const figures = await readRows(
+			session,
+			(await findTable(session, reviewsTable.projectId, 'decision_quality'))!,
+		);
+		expect(figures.map((row) => row.live_version)).toEqual([1, 2]);
+		expect(figures[1]).toMatchObject({
+			accuracy: round(metrics[1].accuracy),
+			right: rightOf(metrics[1]),
+		});
+	});
+
+	it('compares version 1 with live version 2 on the stored set, as a decision to take', () => {
+		const [[report], scored] = outputsOf(compared.execution, TRY);
+		// Two units per row: the live version, then version 1.
+		expect(compared.charged).toBe(2 * storedRows.length);
+		expect(scored).toHaveLength(storedRows.length);
+		const comparison = report.json.comparison as Record<string, unknown>;
+		// The engine is deterministic: version 1 answers as in the first watch, live version 2 as in the second.
+		const [v1, v2] = metrics;
+		expect(comparison).toMatchObject({
+			version: 1,
+			live_version: 2,
+			compared: storedRows.length,
+			right: rightOf(v1),
+			wrong: wrongOf(v1),
+			live_right: rightOf(v2),
+			live_wrong: wrongOf(v2),
+			accuracy: round(v1.accuracy),
+		});
+		const more = rightOf(v1) - rightOf(v2);
+		expect(String(comparison.summary)).toContain(`version 1 answers ${more} more items right and`);
+		expect(String(comparison.summary)).toContain('than live version 2');
+		expect(String(comparison.summary)).toContain('it would cost the same');
+		console.log(`quality watch e2e: ${String(comparison.summary)}`);
+	});
+});
