@@ -10,21 +10,29 @@
  *     include "Wait for a person to review items" (nothing is added);
  *  2. sees the Review node's outputs, Not Reviewed first, then the teams; runs the example with
  *     the workflow's Execute button: the message for reviewers is written, then the execution
- *     waits on the Review node.
+ *     waits on the Review node, with no item count on any of its wires (nothing went anywhere yet).
+ *
+ * A ticket the service sent to its own review queue carries its `review_url`: on the sandbox of
+ * `npm start` that link opens a page (200, HTML) about the run.
  *
  * A reviewer, with no n8n account (a browser context of their own), opens the link the message
- * holds (read back through n8n's REST API): at desktop width, then on a phone (no sideways
+ * holds (read back through n8n's REST API): at desktop width (the page says it is sent once and
+ * until when, and that items left for later move on unreviewed when sent; a pending item says it
+ * is in the review queue once), then on a phone (no sideways
  * scrolling, the personal-data field shows no e-mail address); picks a team for three tickets
  * (a tap on the answer's row), writes a note, sends. The execution finishes with each picked ticket
  * on its team's node and the others on the team lead's; each pick sent one feedback.
  *
+ * The thank-you page says the link is now closed; opened again, n8n answers it itself (its 409,
+ * the limit docs/what-happens-when.md names).
+ *
  * Back in the editor, the canvas shows the finished loop with its item counts, and the Review
- * node's panel its notice about `$execution.resumeUrl`, the decision, the outputs, the time limit.
+ * node's panel its notice (Send Link To, or `$execution.resumeUrl` from a node above), the
+ * decision, Send Link To, the outputs, the time limit.
  *
  * Screenshots: review-on-canvas, review-node, review-page, review-page-phone, review-done (kept in
  * docs/screenshots/, the first and the phone's in the README), and review-find-the-action and
- * review-waiting-on-canvas (not kept: while it waits, n8n shows every item on Not Reviewed, where
- * they would go if the time limit passed); in a temporary folder, or docs/screenshots/ with
+ * review-waiting-on-canvas and review-url-sandbox (not kept); in a temporary folder, or docs/screenshots/ with
  * UPDATE_SCREENSHOTS=1 (harness/n8n-editor.ts).
  */
 import type { BrowserContext, Locator, Page } from 'playwright-core';
@@ -71,7 +79,8 @@ const targetOf = (output: string) =>
 	example.connections[REVIEW].main[outputNamesOf(reviewNode.parameters).indexOf(output)][0].node;
 /** The example's sample tickets (its Set node's JSON): their e-mail addresses must stay hidden. */
 const SAMPLE_EMAILS = example.nodes.flatMap((node) =>
-	typeof node.parameters.jsonOutput === 'string'
+	// The sample data: a JSON text (a node whose JSON output is an expression holds none).
+	typeof node.parameters.jsonOutput === 'string' && !node.parameters.jsonOutput.startsWith('=')
 		? (JSON.parse(node.parameters.jsonOutput) as { tickets: Array<{ email: string }> }).tickets.map(
 				(ticket) => ticket.email,
 			)
@@ -251,7 +260,37 @@ on2('Review in the n8n editor and on its page (real browser)', () => {
 				.locator('[data-test-id="canvas-default-node"].waiting')
 				.waitFor({ timeout: 90_000 });
 			await ui.frameNodes([DECIDE, MESSAGE_NODE, REVIEW, ...REVIEW_OUTPUTS.map(targetOf)]);
+			// No wire of the Review node claims items while it waits: none went anywhere yet.
+			for (const output of REVIEW_OUTPUTS)
+				expect({ output, items: await ui.edgeLabel(REVIEW, targetOf(output)) }).toEqual({
+					output,
+					items: '',
+				});
 			await ui.screenshot('review-waiting-on-canvas');
+		},
+	);
+
+	step(
+		"the service's own review_url on a Pending Review ticket opens a page on npm start's sandbox",
+		async () => {
+			const pending = outputNamesOf(ours.find((node) => node.name === DECIDE)!.parameters).indexOf(
+				'Pending Review',
+			);
+			const text = JSON.stringify(
+				(waiting.outputs[DECIDE][pending] ?? []).map((item) => item.json),
+			);
+			const reviewUrl = /"review_url":"([^"]+)"/.exec(text)?.[1];
+			expect(reviewUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/app\/reviews\/run_\w+$/);
+			const visitor = await reviewerPage({ width: 1280, height: 960 });
+			const response = await visitor.goto(reviewUrl!);
+			expect(response?.status()).toBe(200);
+			expect(response?.headers()['content-type']).toMatch(/^text\/html/);
+			await expect(visitor.locator('h1').innerText()).resolves.toMatch(/^Review queue: run run_/);
+			expect(await visitor.locator('body').innerText()).toContain(
+				'answer the run from n8n, with the Review operation or with Send Feedback',
+			);
+			await screenshot(visitor, 'review-url-sandbox');
+			current = () => page;
 		},
 	);
 
@@ -274,13 +313,24 @@ on2('Review in the n8n editor and on its page (real browser)', () => {
 			const response = await reviewPage.goto(link);
 			expect(response?.status()).toBe(200);
 			await expect(reviewPage.locator('h1').innerText()).resolves.toBe('Review: Ticket routing');
-			// The example's instructions, then when the items left for later continue on their own:
-			// the execution's own time limit.
+			// The example's instructions, then that the page is sent once, until the execution's own
+			// time limit; under the button, what a submit does with the items left for later.
 			const header = await reviewPage.locator('header').innerText();
 			expect(header).toContain(
 				(reviewNode.parameters.options as { instructions: string }).instructions,
 			);
-			expect(header).toMatch(/Items you leave for later continue on their own after .+ UTC\./);
+			expect(header).toMatch(
+				/This page can be sent once, until .+ UTC; after that, every item moves on unreviewed\./,
+			);
+			await expect(reviewPage.locator('.actions').innerText()).resolves.toContain(
+				'Items you leave for later move on unreviewed when you send, and get no answer from you.',
+			);
+			expect(await reviewPage.locator('body').innerText()).not.toMatch(
+				/continue on their own|are not sent/,
+			);
+			// Each item says once that the service put it in its review queue.
+			for (const item of await reviewPage.locator('section.item').all())
+				expect((await item.innerText()).match(/review queue/gi)).toHaveLength(1);
 			expect(await reviewPage.locator('header time').getAttribute('datetime')).toBe(
 				waiting.waitTill,
 			);
@@ -340,8 +390,11 @@ on2('Review in the n8n editor and on its page (real browser)', () => {
 			() => phonePage.locator('body').innerText(),
 			(text) =>
 				expect(text).toContain(
-					`Thank you: ${PICKS.length} items reviewed, ${doubtful.length - PICKS.length} left for later; you can close this page.`,
+					`Thank you: ${PICKS.length} items reviewed, ${doubtful.length - PICKS.length} moved on unreviewed; you can close this page.`,
 				),
+		);
+		expect(await phonePage.locator('body').innerText()).toContain(
+			'This link is now closed: opened again, it shows only a short technical note from n8n.',
 		);
 		await screenshot(phonePage, 'review-done');
 		current = () => page;
@@ -415,13 +468,31 @@ on2('Review in the n8n editor and on its page (real browser)', () => {
 	);
 
 	step(
-		'opens the Review node: the notice about $execution.resumeUrl, the decision, the outputs, the time limit',
+		'a colleague opens the link once the review is over: n8n answers it itself (409), as the thank-you page said',
+		async () => {
+			const colleague = await reviewerPage({ width: 1280, height: 960 });
+			const response = await colleague.goto(link);
+			// n8n 2.41.1 waiting-webhooks.js 206–215 (docs/what-happens-when.md, Review).
+			expect(response?.status()).toBe(409);
+			expect(await colleague.locator('body').innerText()).toMatch(/has finished already/);
+			current = () => page;
+		},
+	);
+
+	step(
+		'opens the Review node: the notice (Send Link To, or $execution.resumeUrl from a node above), the decision, Send Link To, the outputs, the time limit',
 		async () => {
 			await ui.openNode(REVIEW);
 			const ndv = ui.ndv();
 			const notice = ndv.getByText(/^Reviewers open this execution’s link/).first();
 			await notice.waitFor({ timeout: UI_TIMEOUT });
 			expect(await notice.innerText()).toContain('{{ $execution.resumeUrl }}');
+			expect(await notice.innerText()).toMatch(
+				/Set Send Link To and Review posts it there itself before it waits, wherever it sits on the canvas\./,
+			);
+			await expect(
+				ndv.getByTestId('parameter-input-sendLinkTo').locator('input').inputValue(),
+			).resolves.toBe('');
 			await eventually(
 				() => ndv.getByTestId('resource-locator-decision').getByTestId('rlc-input').inputValue(),
 				(value) => expect(value).toBe('Ticket routing (route)'),

@@ -21,7 +21,7 @@ export const reviewWebhooks: IWebhookDescription[] = (['GET', 'POST'] as const).
 const properties: INodeProperties[] = [
 	{
 		displayName:
-			'Reviewers open this execution’s link. Set Send Link To and Review posts it there itself before it waits, wherever it sits on the canvas. Or send {{ $execution.resumeUrl }} from your own node on the same output, placed above this one: n8n runs the upper branch first, and a node below would send the link only after the review.',
+			'Reviewers open this execution’s link. Set Send Link To and Review posts it there itself before it waits, wherever it sits on the canvas. Or send {{ $execution.resumeUrl }} from your own node on the same output, placed above this one (n8n runs the upper branch first).',
 		name: 'reviewNotice',
 		type: 'notice',
 		default: '',
