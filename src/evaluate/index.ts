@@ -7,3 +7,4 @@ export * from './summary';
 export * from './compare-text';
 export * from './drift';
 export * from './labeled-row';
+export * from './drift-html';

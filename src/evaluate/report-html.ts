@@ -1,6 +1,8 @@
 import { escapeHtml } from '../html';
 import type { ClassMetrics, Confusion, CoverageRow, Metrics, NameCount } from './metrics';
 import { summaryOf, type SettingEffect, type Summary } from './summary';
+import type { Drift } from './drift';
+import { driftSection } from './drift-html';
 
 // A self-contained HTML page from the metrics: no external asset, no script; inline CSS and SVG.
 // Every string from data (keys, labels, model and engine names, the title) is escaped: keys are
@@ -16,6 +18,8 @@ export interface ReportOptions {
 	generatedAt?: string;
 	/** The summary in words, when the caller has it already (else computed here). */
 	summary?: Summary;
+	/** What changed since the previous figures (a quality watch), shown after the headline. */
+	drift?: Drift;
 }
 
 /** A share as a percentage with one decimal ("66.7%"); "–" when undefined. */
@@ -60,6 +64,7 @@ td.diag{outline:2px solid #1d2433;outline-offset:-2px}
 .note{font-size:.85rem;color:#5b6478}
 ul.mix{margin:0;padding-left:18px}
 ul.summary{margin:0 0 16px;padding-left:18px}
+.alert{margin:0 0 12px;padding:10px 14px;border-radius:8px;background:#fde8e8;color:#8a1c1c;font-weight:600}
 @media (max-width:480px){body{padding:10px;font-size:14px}.figure .value{font-size:1.2rem}}
 `;
 
@@ -220,7 +225,10 @@ export function renderReport(metrics: Metrics, options: ReportOptions = {}): str
 		.filter((part): part is string => typeof part === 'string' && part.length > 0)
 		.map(escapeHtml)
 		.join(' · ');
-	const sections: string[] = [headline(metrics, options.summary ?? summaryOf(metrics))];
+	const sections = [
+		headline(metrics, options.summary ?? summaryOf(metrics)),
+		driftSection(options.drift),
+	];
 	if (metrics.type === 'route') {
 		sections.push(confusionTable(metrics.confusion), classTable('Per option', metrics.classes));
 	} else if (metrics.type === 'score') {

@@ -3,8 +3,11 @@
  * figures row, what changed since the previous row and when the drop alert fires, two versions
  * said as a decision, a review as one flat row; and Evaluate's outputs as n8n computes them.
  */
+import type { INodeParameters } from 'n8n-workflow';
 import {
 	comparisonSentence,
+	driftSection,
+	renderReport,
 	driftOf,
 	evaluate,
 	figuresRow,
@@ -136,6 +139,44 @@ describe('driftOf', () => {
 	});
 });
 
+describe("the report's drift section", () => {
+	it('shows before, now and the change, the alert when it fired, every key escaped', () => {
+		const hostile = { type: 'route' as const, keys: ['<b>x</b>', 'billing'] };
+		const rows = (items: ScoredItem[], version: number, at: string) => {
+			const { metrics } = evaluate(hostile, items);
+			return figuresRow(metrics, summaryOf(metrics), {
+				decision: 'd',
+				liveVersion: version,
+				evaluatedAt: at,
+			});
+		};
+		const before = rows(
+			[item('<b>x</b>', 'ok', '<b>x</b>'), item('billing', 'ok', 'billing')],
+			1,
+			'2026-11-24T08:00:00Z',
+		);
+		const after = rows(
+			[item('<b>x</b>', 'ok', 'billing'), item('billing', 'ok', 'billing')],
+			2,
+			'2026-11-25T08:00:00Z',
+		);
+		const drift = driftOf(before, after, 5);
+		const html = driftSection(drift);
+		expect(html).toContain('Since the last evaluation (2026-11-24 08:00 UTC, version 1)');
+		expect(html).toContain(
+			'role="alert">Accuracy dropped 50.0 points, beyond the 5-point threshold.',
+		);
+		expect(html).toContain('<td>100%</td><td>50%</td><td>−50.0 points</td>');
+		expect(html).toContain('&lt;b&gt;x&lt;/b&gt;: precision');
+		expect(html).not.toContain('<b>x</b>');
+		expect(driftSection(driftOf(before, after, 60))).not.toContain('role="alert"');
+		expect(driftSection(driftOf(undefined, after, 5))).toBe('');
+		const { metrics } = evaluate(hostile, [item('billing', 'ok', 'billing')]);
+		expect(renderReport(metrics, { drift })).toContain('Since the last evaluation');
+		expect(renderReport(metrics)).not.toContain('Since the last evaluation');
+	});
+});
+
 describe('comparisonSentence', () => {
 	it('says the pinned version against the live one as a decision to take', () => {
 		expect(
@@ -234,7 +275,7 @@ describe('reviewRow', () => {
 });
 
 describe("Evaluate's outputs, as n8n computes them", () => {
-	const evaluateNode = (options: Record<string, unknown>) => ({
+	const evaluateNode = (options: INodeParameters): INodeParameters => ({
 		resource: 'decision',
 		operation: 'evaluate',
 		evaluateOptions: options,

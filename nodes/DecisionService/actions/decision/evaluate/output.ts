@@ -68,6 +68,7 @@ export async function reportItem(
 		decision: decision.slug,
 		generatedAt: new Date().toISOString(),
 		summary,
+		drift,
 	});
 	const sent = feedback ? [...feedback.values()] : [];
 	const json = {
