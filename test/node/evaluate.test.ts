@@ -203,4 +203,53 @@ describe('Evaluate', () => {
 		expect(result.outputs[0][0].json.feedback).toEqual({ sent: 3, failed: 0 });
 		expect(result.outputs[1].every((item) => item.json.feedback_sent === true)).toBe(true);
 	});
+
+	it('Max Decides per Execution: the items beyond it fail unsent and uncharged', async () => {
+		const before = await used();
+		const result = await runEvaluate(
+			rows.slice(0, 5),
+			{ evaluateOptions: { maxDecides: 3 } },
+			'continueErrorOutput',
+		);
+		expect(await used()).toBe(before + 3);
+		const [[report], scored, failed] = result.outputs;
+		expect(report.json.units).toMatchObject({ charged: 3, fresh: 3 });
+		expect(scored).toHaveLength(3);
+		expect(failed.map((item) => JSON.stringify(item.json.error))).toEqual([
+			expect.stringContaining('Not sent: Max Decides per Execution (3) is reached'),
+			expect.stringContaining('Not sent: Max Decides per Execution (3) is reached'),
+		]);
+	});
+
+	it('with previous figures: the report says what changed, and Drift gets it past the threshold only', async () => {
+		const first = await runEvaluate(rows.slice(0, 10));
+		const baseline = first.outputs[0][0].json.figures as IDataObject;
+		expect(first.outputs).toHaveLength(2);
+		// The same figures as before, but 20 points more accurate: the run now is 20 points down.
+		const better = { ...baseline, accuracy: (baseline.accuracy as number) + 0.2 };
+		const drop =
+			Math.round(((better.accuracy as number) - (baseline.accuracy as number)) * 1000) / 10;
+		for (const [threshold, fires] of [
+			[drop - 1, true],
+			[drop, false],
+		] as const) {
+			const result = await runEvaluate(rows.slice(0, 10), {
+				evaluateOptions: { previousFigures: better, dropThreshold: threshold },
+			});
+			expect(result.error).toBeUndefined();
+			const [[report], , drift] = result.outputs;
+			expect(report.json.drift).toMatchObject({
+				accuracy: { before: better.accuracy, after: baseline.accuracy, points: -drop },
+				accuracy_drop: drop,
+				threshold,
+				dropped: fires,
+			});
+			expect(report.json.message).toContain(`(−${drop.toFixed(1)} points`);
+			expect(drift.map((item) => item.json.message)).toEqual(fires ? [report.json.message] : []);
+		}
+		// No previous figures yet (the Data Table's empty item): the baseline, Drift empty.
+		const empty = await runEvaluate(rows.slice(0, 2), { evaluateOptions: { previousFigures: {} } });
+		expect(empty.outputs[2]).toEqual([]);
+		expect(empty.outputs[0][0].json.message).toContain('this run is the baseline');
+	});
 });
