@@ -114,7 +114,7 @@ const corpus: Array<[string, IDataObject, INodeParameters, RegExp]> = [
 ];
 
 describe('an input that misses a field says what to do, in the input mode chosen', () => {
-	const mapped = (mappingMode: string, value: IDataObject | null): INodeParameters => ({
+	const mapped = (mappingMode: string, value: Record<string, string> | null): INodeParameters => ({
 		inputMode: 'mapFields',
 		inputFields: { mappingMode, value, matchingColumns: [], schema: [] },
 	});
@@ -126,7 +126,7 @@ describe('an input that misses a field says what to do, in the input mode chosen
 			'Give the JSON input "subject" with a text value, e.g. { "subject": {{ $json.subject }} }.',
 		],
 		[
-			'Map Each Field Manually, subject mapped to an object',
+			'Map Each Column Manually, subject mapped to an object',
 			{ subject: { text: 'Refund' }, body: 'object subject' },
 			mapped('defineBelow', { subject: '={{ $json.subject }}', body: '={{ $json.body }}' }),
 			'Under Fields, map a text value to "subject", e.g. {{ $json.subject }}.',
@@ -135,7 +135,7 @@ describe('an input that misses a field says what to do, in the input mode chosen
 			'Map Automatically, the item has no subject',
 			{ title: 'Refund', body: 'no subject field' },
 			mapped('autoMapInputData', null),
-			'Map Automatically reads the item\'s own "subject": give the item one (an Edit Fields node before this one), or choose Map Each Field Manually and map a text value to "subject", e.g. {{ $json.subject }}.',
+			'Map Automatically reads the item\'s own "subject": give the item one (an Edit Fields node before this one), or choose Map Each Column Manually and map a text value to "subject", e.g. {{ $json.subject }}.',
 		],
 	])('%s', async (_name, bad, parameters, todo) => {
 		const result = await decide({

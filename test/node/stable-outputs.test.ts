@@ -146,8 +146,8 @@ describe('a route decision changing on the service, refreshed each time', () => 
 		}
 		expect(Object.keys(NEW_OPTIONS).every((key) => wires.includes(`key ${key}`))).toBe(true);
 
-		// The user removes the option the service dropped: its output goes (their explicit act),
-		// and the next refresh forgets it.
+		// The user deletes the row of the option the service dropped: its output stays in place,
+		// empty and marked, so no wire after it moves, through the next refresh too.
 		const routes = parameters.routes as unknown as {
 			schema: Array<{ id: string; removed?: boolean }>;
 		};
@@ -160,11 +160,13 @@ describe('a route decision changing on the service, refreshed each time', () => 
 				),
 			},
 		} as unknown as INodeParameters;
-		expect(canvasOutputs(removed)).not.toContain('sales (no longer on the service)');
-		const after = (await refreshRoutes(removed, credentials())) as unknown as {
-			schema: Array<{ id: string }>;
-		};
-		expect(after.schema.map((field) => field.id)).not.toContain('sales');
+		const before = canvasOutputs(parameters);
+		const deleted = canvasOutputs(removed);
+		expect(deleted).toEqual(
+			before.map((name) => (name === 'sales (no longer on the service)' ? `✕ ${name}` : name)),
+		);
+		const after = (await refreshRoutes(removed, credentials())) as unknown as INodeParameters;
+		expect(canvasOutputs({ ...removed, routes: after } as INodeParameters)).toEqual(deleted);
 	});
 });
 

@@ -77,20 +77,23 @@ describe('outputsListFor', () => {
 		},
 	);
 
-	it('an option removed: its output stays, marked, until the user removes it', () => {
+	it('an option removed: its output stays, marked; deleted by the user, it stays empty', () => {
 		const after = refreshed(routeDecision(['billing', 'technical', 'account']), saved);
 		expectStable(saved, after);
 		expect(names(after)[2]).toBe(`sales ${REMOVED_ON_SERVICE}`);
 		// Nothing was added, so no error keeper either.
 		expect(after.some((field) => field.id.startsWith(ENTRY.errorKeeperPrefix))).toBe(false);
-		// The user removes it: no output, and the next refresh drops it from the list.
+		// The user deletes its row: it keeps its place (n8n would move every wire after it), and
+		// the next refresh keeps it there, still deleted.
 		const removed = after.map((field) =>
 			field.id === 'sales' ? { ...field, removed: true } : field,
 		);
-		expect(names(removed)).not.toContain(`sales ${REMOVED_ON_SERVICE}`);
+		const again = refreshed(routeDecision(['billing', 'technical', 'account']), removed);
+		expect(again.map((f) => f.id).indexOf('sales')).toBe(2);
+		expect(again.find((f) => f.id === 'sales')?.removed).toBe(true);
 		expect(
-			refreshed(routeDecision(['billing', 'technical', 'account']), removed).map((f) => f.id),
-		).not.toContain('sales');
+			configuredOutputs({ routes: { schema: again } } as never).map((o) => o.displayName)[2],
+		).toBe(`✕ sales ${REMOVED_ON_SERVICE}`);
 	});
 
 	it('an option coming back after removal gets its name back', () => {

@@ -136,7 +136,7 @@ const REVIEW_CASES: Array<[string, OutputsListEntry[], Record<string, unknown>, 
 		['Billing team', 'technical', 'sales', 'account'],
 	],
 	[
-		'removed keys have no output; a removed fixed entry is still not one of Review’s',
+		'deleted keys keep an empty output; a deleted fixed entry is still not one of Review’s',
 		[
 			key('billing', { removed: true }),
 			key('technical'),
@@ -146,7 +146,7 @@ const REVIEW_CASES: Array<[string, OutputsListEntry[], Record<string, unknown>, 
 			...fixed().slice(1),
 		],
 		{ billing: 'Billing team' },
-		['technical', 'account'],
+		['✕ Billing team', 'technical', '✕ sales', 'account'],
 	],
 	[
 		'a kept error position and keys added after a refresh',
@@ -171,7 +171,7 @@ const REVIEW_CASES: Array<[string, OutputsListEntry[], Record<string, unknown>, 
 			key('legal'),
 		],
 		{},
-		['billing (no longer on the service)', 'technical', 'legal'],
+		['billing (no longer on the service)', 'technical', '✕ Error (kept in place)', 'legal'],
 	],
 	[
 		'hidden entries among the keys carry data, not outputs',
@@ -186,10 +186,10 @@ const REVIEW_CASES: Array<[string, OutputsListEntry[], Record<string, unknown>, 
 		['spam', 'question', 'Nothing applies'],
 	],
 	[
-		'classify: No Label removed',
+		'classify: No Label deleted',
 		[key('spam'), key(NO_LABEL_KEY, { displayName: 'No Label', removed: true }), ...fixed()],
 		{},
-		['spam'],
+		['spam', '✕ No Label'],
 	],
 	['an empty list', [], {}, []],
 ];
@@ -223,13 +223,23 @@ describe("Review's outputs", () => {
 				typeof rename === 'string' && rename.trim() ? rename.trim() : field.displayName,
 			);
 		}
-		// An error position keeps its output, where nothing is sent.
+		// An error position and a deleted key keep their outputs, where nothing is sent.
 		const positions = names.map((_each, index) => index);
 		const used = new Set([layout.notReviewed, ...layout.indexOf.values()]);
 		expect(positions.filter((index) => !used.has(index)).map((index) => names[index])).toEqual(
-			shown
-				.filter((field) => field.id.startsWith(ENTRY.errorKeeperPrefix))
-				.map(() => 'Error (kept in place)'),
+			schema
+				.filter(
+					(field) =>
+						field.display !== false &&
+						!(FIXED_ENTRY_IDS as readonly string[]).includes(field.id) &&
+						(field.removed === true || field.id.startsWith(ENTRY.errorKeeperPrefix)),
+				)
+				.map((field) => {
+					const rename = renames[field.id];
+					const name =
+						typeof rename === 'string' && rename.trim() ? rename.trim() : field.displayName;
+					return field.removed === true ? `✕ ${name}` : name;
+				}),
 		);
 		const noLabel = keys.some((field) => field.id === NO_LABEL_KEY);
 		expect(layout.noLabel).toBe(noLabel ? layout.indexOf.get(NO_LABEL_KEY) : undefined);
@@ -312,7 +322,7 @@ describe("Decide's outputs are unchanged by Review's branch", () => {
 			['Billing team', 'technical', 'Uncertain', 'Pending Review', 'Other'],
 		],
 		[
-			'fixed entries in place, renamed, a kept error position, a removed key',
+			'fixed entries in place, renamed, a kept error position, a deleted key',
 			[
 				key('billing'),
 				fixed()[1],
@@ -324,7 +334,15 @@ describe("Decide's outputs are unchanged by Review's branch", () => {
 				...meta(),
 			],
 			{ [ENTRY.uncertain]: 'Doubtful' },
-			['billing', 'Pending Review', 'Doubtful', 'Other', 'Error (kept in place)', 'legal'],
+			[
+				'billing',
+				'Pending Review',
+				'✕ technical',
+				'Doubtful',
+				'Other',
+				'Error (kept in place)',
+				'legal',
+			],
 		],
 	])('%s', (_name, schema, renames, expected) => {
 		const names = outputsInN8n(nodeParameters('decide', schema, renames));

@@ -256,9 +256,16 @@ describe('outputsLayout from the saved Outputs list', () => {
 		expect(targetsFor(run({ choice: 'legal' }), layout)).toEqual([5]);
 	});
 
-	it('a key the user removed from the list goes to Other', () => {
-		const layout = outputsLayout([{ id: 'billing' }, { id: 'sales', removed: true }]);
+	it('a key the user deleted from the list goes to Other; its empty output keeps its place', () => {
+		const layout = outputsLayout([
+			{ id: 'billing' },
+			{ id: 'sales', removed: true },
+			{ id: 'account' },
+		]);
 		expect(targetsFor(run({ choice: 'sales' }), layout)).toEqual([layout.other]);
+		// account stays at 2: the wire on it does not move to the output before.
+		expect(layout.indexOf.get('account')).toBe(2);
+		expect(layout.count).toBe(6);
 	});
 
 	it('configuredOutputs uses the ids outputs/list.ts exports (it repeats them as literals)', () => {
@@ -275,6 +282,7 @@ describe('outputsLayout from the saved Outputs list', () => {
 		expect(names).toEqual([
 			'Other',
 			ERROR_KEEPER_NAME,
+			`✕ ${ERROR_KEEPER_NAME}`,
 			FIXED_OUTPUT_NAMES[ENTRY.uncertain],
 			FIXED_OUTPUT_NAMES[ENTRY.pending],
 		]);

@@ -8,6 +8,7 @@ import type {
 import type { ContextField, Decision } from '../../../src/contract';
 import { forReview, OUTPUTS_LIST_PARAMETER, outputsListFor } from '../outputs/list';
 import { toNodeError } from '../errors';
+import { autoMapNotice } from '../pipeline/fields';
 import { createDecisionClient } from '../transport';
 
 async function currentDecision(n8n: ILoadOptionsFunctions): Promise<Decision | undefined> {
@@ -32,9 +33,12 @@ const FIELD_TYPES: Record<ContextField['type'], FieldType> = {
 /** The decision's declared context fields, as the Decide input form. */
 export async function getContextFields(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
 	const decision = await currentDecision(this);
-	if (!decision)
-		return { fields: [], emptyFieldsNotice: 'Pick a decision above: its fields appear here.' };
+	// No decision yet: the node's own notice says to pick one (pickADecisionNotice).
+	if (!decision) return { fields: [] };
 	return {
+		// n8n shows this where the fields would be when they are not shown, i.e. under Map
+		// Automatically: the names that mode reads from each item.
+		emptyFieldsNotice: autoMapNotice(decision.context.fields),
 		fields: decision.context.fields.map(
 			(field): ResourceMapperField => ({
 				id: field.name,
@@ -58,12 +62,8 @@ export async function getContextFields(this: ILoadOptionsFunctions): Promise<Res
  */
 export async function getRouteOutputs(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
 	const decision = await currentDecision(this);
-	if (!decision) {
-		return {
-			fields: [],
-			emptyFieldsNotice: 'Pick a decision above: its answers become the outputs.',
-		};
-	}
+	// No decision yet: the node's own notice says to pick one (pickADecisionNotice).
+	if (!decision) return { fields: [] };
 	const saved = this.getCurrentNodeParameter(OUTPUTS_LIST_PARAMETER) as
 		| ResourceMapperValue
 		| undefined;

@@ -17,7 +17,8 @@ import type { SavedOutputsList } from './list';
  *
  * One output per entry of the saved Outputs list, in its saved order: the decision's keys, the
  * fixed Uncertain / Pending Review / Other entries and any kept error position. Hidden entries
- * (display: false) carry data, not outputs; a key the user removed from the list has no output.
+ * (display: false) carry data, not outputs; a key the user deleted from the list keeps its output,
+ * marked "✕" and empty, so no wire after it moves.
  * A list saved before the fixed entries existed (keys only) gets them after its keys, where they
  * always were (any fixed entry missing from the list is added at its end). Nothing here depends on the service: a decision changed there moves no output.
  */
@@ -62,8 +63,6 @@ export function configuredOutputs(parameters: INodeParameters): INodeOutputConfi
 		const isFixed = fixedIndex !== -1;
 		if (review && isFixed) continue;
 		if (isFixed) present[fixedIndex] = true;
-		// Fixed outputs cannot be removed: Other is where anything unknown goes, nothing is dropped.
-		if (field.removed === true && !isFixed) continue;
 		let rename: unknown;
 		for (let each = 0; each < renames.length; each++) {
 			if (renames[each][0] === field.id) rename = renames[each][1];
@@ -72,7 +71,12 @@ export function configuredOutputs(parameters: INodeParameters): INodeOutputConfi
 			typeof rename === 'string' && rename.trim() !== ''
 				? rename.trim()
 				: field.displayName || field.id;
-		outputs.push({ type: 'main', displayName });
+		// A row the user deleted keeps its place, empty (its items go to Other): n8n wires outputs
+		// by index and repairs them only for its own Switch node, so removing the output would move
+		// every wire after it. Fixed outputs cannot be deleted: Other is where anything unknown goes.
+		const deleted = field.removed === true && !isFixed;
+		// Marked in front: n8n cuts an output's name on the canvas after about 15 characters.
+		outputs.push({ type: 'main', displayName: deleted ? '✕ ' + displayName : displayName });
 	}
 	if (review) return outputs;
 	// A list saved with keys only (before the fixed entries existed) has them after its keys.

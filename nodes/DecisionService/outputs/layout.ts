@@ -27,7 +27,7 @@ export interface OutputsLayout {
 
 /**
  * The layout of the saved Outputs list: one output per shown entry in saved order (hidden entries
- * carry data; keys the user removed have none), the fixed outputs where the list has them, or
+ * carry data; keys the user deleted keep an empty output), the fixed outputs where the list has them, or
  * after everything for a list saved as keys only. Mirrors configuredOutputs, which must stay
  * self-contained; a unit test holds the two together.
  */
@@ -40,7 +40,11 @@ export function outputsLayout(schema: ReadonlyArray<string | OutputsListEntry>):
 		const field: OutputsListEntry = typeof entry === 'string' ? { id: entry } : entry;
 		if (field.display === false) continue;
 		const isFixed = isFixedEntry(field.id);
-		if (field.removed === true && !isFixed) continue;
+		// A deleted key keeps its (empty) output: its items go to Other, no wire moves.
+		if (field.removed === true && !isFixed) {
+			count++;
+			continue;
+		}
 		if (isFixed) fixedAt.set(field.id, count);
 		else if (isErrorKeeper(field.id)) errorKeepers.push(count);
 		else indexOf.set(field.id, count);
@@ -77,8 +81,9 @@ export function reviewLayout(schema: ReadonlyArray<string | OutputsListEntry>): 
 	let count = 1;
 	for (const entry of schema) {
 		const field: OutputsListEntry = typeof entry === 'string' ? { id: entry } : entry;
-		if (field.display === false || field.removed === true || isFixedEntry(field.id)) continue;
-		if (!isErrorKeeper(field.id)) indexOf.set(field.id, count);
+		if (field.display === false || isFixedEntry(field.id)) continue;
+		// A deleted key keeps its (empty) output, as in Decide.
+		if (!isErrorKeeper(field.id) && field.removed !== true) indexOf.set(field.id, count);
 		count++;
 	}
 	return { indexOf, noLabel: indexOf.get(NO_LABEL_KEY), notReviewed: 0, count };

@@ -91,8 +91,8 @@ export const isErrorKeeper = (id: string): boolean => id.startsWith(ENTRY.errorK
  * "removed" flag), so the node does the merge itself, here:
  *
  * - saved entries keep their places: keys, Uncertain, Pending Review, Other, kept error positions;
- * - a key gone from the service keeps its output, its name marked, until the user removes it from
- *   the list (a removed key that the service no longer has is then dropped);
+ * - a key gone from the service keeps its output, its name marked; a row the user deleted keeps
+ *   an empty output marked "✕" (configured.ts), so nothing after it moves;
  * - new keys are appended, after one "Error (kept in place)" entry: n8n puts its error output after
  *   all the node's outputs, so the output that takes the old error index must carry the failed
  *   items, or the error wire would start receiving the new key's items;
@@ -105,7 +105,12 @@ type DecisionShape = Pick<
 	'slug' | 'type' | 'instructions' | 'options' | 'levels' | 'labels'
 >;
 
-function entry(id: string, displayName: string, display = true): ResourceMapperField {
+function entry(
+	id: string,
+	displayName: string,
+	display = true,
+	prefill = display,
+): ResourceMapperField {
 	return {
 		id,
 		displayName,
@@ -114,6 +119,9 @@ function entry(id: string, displayName: string, display = true): ResourceMapperF
 		canBeUsedToMatch: false,
 		display,
 		type: 'string',
+		// The box shows the output's name (an empty box looked like a required field); not a marked
+		// name, which would stay as a rename once the mark is gone.
+		...(prefill ? { defaultValue: displayName } : {}),
 	};
 }
 
@@ -191,10 +199,13 @@ export function outputsListFor(
 			merged.push({ ...entry(field.id, ERROR_KEEPER_NAME), removed: field.removed });
 		} else if (keys.includes(field.id)) {
 			merged.push({ ...entry(field.id, keyName(field.id)), removed: field.removed });
-		} else if (field.removed !== true) {
-			merged.push(entry(field.id, `${keyName(field.id)} ${REMOVED_ON_SERVICE}`));
+		} else {
+			// Gone from the service: it keeps its output (deleted or not), so no wire after it moves.
+			merged.push({
+				...entry(field.id, `${keyName(field.id)} ${REMOVED_ON_SERVICE}`, true, false),
+				removed: field.removed,
+			});
 		}
-		// else: removed by the user and gone from the service; it had no output, so dropping it moves nothing.
 	}
 	// A list saved with keys only had the fixed outputs after its keys: make that explicit.
 	for (const id of FIXED_ENTRY_IDS) {

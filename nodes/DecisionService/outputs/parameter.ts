@@ -18,7 +18,8 @@ export const outputsListField: INodeProperties = {
 		resourceMapper: {
 			resourceMapperMethod: 'getRouteOutputs',
 			mode: 'map',
-			valuesLabel: 'Output names (optional)',
+			// Each box holds its output's name (list.ts fills it in): edit it to rename the output.
+			valuesLabel: 'Output names',
 			fieldWords: { singular: 'output', plural: 'outputs' },
 			addAllFields: true,
 			multiKeyMatch: false,
@@ -32,11 +33,22 @@ export const outputsListField: INodeProperties = {
 export const outputsListNotice: INodeProperties = {
 	// A notice, not the list's hint: n8n shows no hint under a resource mapper.
 	displayName:
-		'A score goes to its level; a classified item goes to each of its labels. A refresh never moves an output; deleting a row deletes its output and moves the wires after it.',
+		'A score goes to its level; a classified item goes to each of its labels. No wire ever moves: a refresh keeps every output in place, and a deleted row keeps its output, empty and marked ✕ (its items go to Other). The canvas shows about 15 characters of a name.',
 	name: 'routesNotice',
 	type: 'notice',
 	default: '',
 };
+
+/** Shown instead of the three empty areas while no decision is picked: one thing to do first. */
+export const pickADecisionNotice: INodeProperties = {
+	displayName: 'Pick a decision above: its context fields and its outputs appear here.',
+	name: 'pickDecisionNotice',
+	type: 'notice',
+	default: '',
+};
+
+/** n8n reads a resource locator's value in displayOptions: this matches "no decision picked". */
+export const NO_DECISION_PICKED = { decision: [''] };
 
 // The tool variant: the same list, loaded when the decision is picked, names the answers in
 // the description the agent reads. Nothing to fill in. n8n's editor reloads a list when the

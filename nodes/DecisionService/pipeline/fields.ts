@@ -3,7 +3,9 @@
  * (Map Fields, Text, JSON; the tool's variants), and the Timeout and Validate Input Locally options.
  */
 import type { INodeProperties } from 'n8n-workflow';
+import type { ContextField } from '../../../src/contract';
 import { decisionLocator } from '../actions/common';
+import { NO_DECISION_PICKED, pickADecisionNotice } from '../outputs/parameter';
 
 /** Options every operation that decides shares (one definition each). */
 export const timeoutOption: INodeProperties = {
@@ -41,6 +43,7 @@ const INPUT_MODES: INodeProperties['options'] = [
 /** The decision and its input, with the agent-tool variants (shown only as a tool). */
 export const decisionAndInput: INodeProperties[] = [
 	decisionLocator,
+	{ ...pickADecisionNotice, displayOptions: { show: NO_DECISION_PICKED } },
 	{
 		displayName: 'Input',
 		name: 'inputMode',
@@ -65,7 +68,10 @@ export const decisionAndInput: INodeProperties[] = [
 		name: 'inputFields',
 		type: 'resourceMapper',
 		noDataExpression: true,
-		default: { mappingMode: 'defineBelow', value: null },
+		// Map Automatically first: an item that already has the decision's fields needs no drag, and
+		// the notice under it names the fields it reads (autoMapNotice); a missing one fails its item
+		// with what to map where (prepare.ts).
+		default: { mappingMode: 'autoMapInputData', value: null },
 		required: true,
 		typeOptions: {
 			loadOptionsDependsOn: ['decision.value'],
@@ -117,3 +123,20 @@ export const decisionAndInput: INodeProperties[] = [
 		displayOptions: { show: { inputMode: ['json'] } },
 	},
 ];
+
+/** What Map Automatically reads, by name: the decision's fields, the required ones said. */
+export function autoMapNotice(fields: readonly ContextField[]): string {
+	if (!fields.length) {
+		return 'This decision declares no context fields: choose Input: Text or JSON.';
+	}
+	const quoted = (names: string[]) =>
+		names.length === 1
+			? names[0]
+			: `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+	const all = fields.map((field) => `"${field.name}"`);
+	const required = fields.filter((field) => field.required).map((field) => `"${field.name}"`);
+	const needs = required.length
+		? ` ${quoted(required)} ${required.length === 1 ? 'is' : 'are'} required.`
+		: '';
+	return `Map Automatically sends each item's own ${quoted(all)}, by these names.${needs} Fields named otherwise: map them under Map Each Column Manually.`;
+}

@@ -41,7 +41,7 @@ function howToFix(
 	}
 	const mapping = n8n.getNodeParameter('inputFields.mappingMode', itemIndex, 'defineBelow');
 	if (mapping === 'autoMapInputData') {
-		return `Map Automatically reads the item's own "${name}": give the item one (an Edit Fields node before this one), or choose Map Each Field Manually and map ${article} ${type} value to "${name}", e.g. ${example}.`;
+		return `Map Automatically reads the item's own "${name}": give the item one (an Edit Fields node before this one), or choose Map Each Column Manually and map ${article} ${type} value to "${name}", e.g. ${example}.`;
 	}
 	return `Under Fields, map ${article} ${type} value to "${name}", e.g. ${example}.`;
 }

@@ -27,7 +27,7 @@ export const description: INodeProperties[] = [
 				name: 'Decide',
 				value: 'decide',
 				description: 'Route, score or classify each item',
-				action: 'Decide on an item',
+				action: 'Decide on items',
 			},
 			{
 				name: 'Evaluate',

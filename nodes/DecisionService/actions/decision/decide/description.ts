@@ -2,7 +2,12 @@
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 import { toolDescriptionOf } from '../../../pipeline/tool-description';
 import { decisionAndInput, timeoutOption, validateInputOption } from '../../../pipeline/fields';
-import { outputsListField, outputsListNotice, toolAnswersField } from '../../../outputs/parameter';
+import {
+	NO_DECISION_PICKED,
+	outputsListField,
+	outputsListNotice,
+	toolAnswersField,
+} from '../../../outputs/parameter';
 import { DEFAULT_MAX_CONCURRENCY, MAX_IN_FLIGHT } from '../../../../../src/client';
 
 const properties: INodeProperties[] = [
@@ -25,9 +30,10 @@ const properties: INodeProperties[] = [
 			{
 				name: 'Single Output',
 				value: 'singleOutput',
-				// n8n drops the wires of outputs that vanish: say so before the user picks it.
+				// n8n drops the wires of outputs that vanish, and the values of a parameter it hides (the
+				// Outputs list, with its names): say both before the user picks it.
 				description:
-					'Add the result to each item, on one output (removes the other outputs’ wires)',
+					'Add the result to each item, on one output (removes the other outputs’ wires and their names)',
 			},
 		],
 	},
@@ -37,7 +43,10 @@ const properties: INodeProperties[] = [
 	},
 	{
 		...outputsListNotice,
-		displayOptions: { show: { outputMode: ['routeToOutputs'], '@tool': [false] } },
+		displayOptions: {
+			show: { outputMode: ['routeToOutputs'], '@tool': [false] },
+			hide: NO_DECISION_PICKED,
+		},
 	},
 	toolAnswersField,
 	{
