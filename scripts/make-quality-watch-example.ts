@@ -193,11 +193,13 @@ const watchNodes: Node[] = [
 	ensureTable(W(2), 'Reviews table', REVIEWS_TABLE, LABELED_ROW_COLUMNS, [220, 300]),
 	ensureTable(W(3), 'Figures table', FIGURES_TABLE, FIGURES_ROW_COLUMNS, [440, 300]),
 	{
+		// Oldest first; Watch quality reads the last. (n8n 1.123's node has no Order By, and keeps
+		// the table's order: the same rows, the same last.)
 		...rowsOf(W(4), 'Previous figures', FIGURES_TABLE, [660, 300], {
-			limit: 1,
+			returnAll: true,
 			orderBy: true,
 			orderByColumn: 'createdAt',
-			orderByDirection: 'DESC',
+			orderByDirection: 'ASC',
 		}),
 		// The first run finds none: one empty item, and this run is the baseline.
 		alwaysOutputData: true,
@@ -216,7 +218,7 @@ const watchNodes: Node[] = [
 		parameters: {
 			...evaluateStored,
 			evaluateOptions: {
-				previousFigures: "={{ $('Previous figures').first().json }}",
+				previousFigures: "={{ $('Previous figures').last().json }}",
 				dropThreshold: 5,
 			},
 		},

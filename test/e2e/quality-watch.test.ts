@@ -43,10 +43,19 @@ import {
 	type Row,
 } from '../../harness/n8n-data-tables';
 import { n8nMajor, n8nVersion } from '../../harness/n8n-install';
-import type { N8nInstance } from '../../harness/n8n-env';
 import {
+	freePort,
+	packTarball,
+	prepareN8n,
+	startN8n,
+	type N8nInstance,
+} from '../../harness/n8n-env';
+import {
+	ownerSession,
+	publishWorkflows,
 	readExample,
 	startN8nWithWorkflows,
+	writeWorkflows,
 	triggerWebhook,
 	waitForExecution,
 	type Execution,
@@ -200,6 +209,21 @@ async function recomputed(scored: Item[], decision: Decision): Promise<Metrics> 
 	}).metrics;
 }
 
+/** Version 2 goes live: billing and technical swap descriptions (an accuracy drop by design). */
+async function publishSwappedVersion(): Promise<void> {
+	const seeded = SEED_DECISIONS.find((each) => each.slug === SLUG)!;
+	const options = (seeded as { options: Array<{ key: string; description?: string }> }).options;
+	const described = new Map(options.map((option) => [option.key, option.description]));
+	const swap: Record<string, string> = { billing: 'technical', technical: 'billing' };
+	await sb.control('POST', `/decisions/${SLUG}/versions`, {
+		key: KEY,
+		options: options.map((option) => ({
+			key: option.key,
+			description: described.get(swap[option.key] ?? option.key),
+		})),
+	});
+}
+
 const round = (value: number | null) => (value === null ? null : Math.round(value * 1e4) / 1e4);
 const rightOf = (metrics: Metrics) => metrics.items.filter((each) => each.correct === true).length;
 const wrongOf = (metrics: Metrics) => metrics.items.filter((each) => each.correct === false).length;
@@ -257,17 +281,7 @@ on2(`quality watched with n8n ${n8nVersion()}'s Data Tables`, () => {
 		metrics.push(await recomputed(outputsOf(watches[0].execution, EVALUATE)[1], decisionV1));
 
 		// 3. Version 2 goes live: billing and technical swap descriptions.
-		const seeded = SEED_DECISIONS.find((each) => each.slug === SLUG)!;
-		const options = (seeded as { options: Array<{ key: string; description?: string }> }).options;
-		const described = new Map(options.map((option) => [option.key, option.description]));
-		const swap: Record<string, string> = { billing: 'technical', technical: 'billing' };
-		await sb.control('POST', `/decisions/${SLUG}/versions`, {
-			key: KEY,
-			options: options.map((option) => ({
-				key: option.key,
-				description: described.get(swap[option.key] ?? option.key),
-			})),
-		});
+		await publishSwappedVersion();
 		decisionV2 = await sb.client(KEY).getDecision(SLUG);
 		lenient = await run(LENIENT);
 		watches.push(await run(WATCH));
@@ -488,4 +502,129 @@ on2(`quality watched with n8n ${n8nVersion()}'s Data Tables`, () => {
 			}
 		},
 	);
+});
+
+/** The watch with its tables picked by id (n8n 1.123: no "By Name"), and no table created. */
+function watchByIds(reviewsId: string, figuresId: string): WorkflowJson {
+	const watch = onWebhook('quality-watch.json', { ...WATCH, id: 'dsQwWatch1x' });
+	const created = ['Reviews table', 'Figures table'];
+	const trigger = watch.nodes.find((node) => node.type === 'n8n-nodes-base.webhook')!;
+	const byId = (value: string) => ({ __rl: true, mode: 'id', value });
+	const ids: Record<string, string> = {
+		'Previous figures': figuresId,
+		'Save figures': figuresId,
+		'Stored reviews': reviewsId,
+	};
+	return {
+		...watch,
+		nodes: watch.nodes
+			.filter((node) => !created.includes(node.name))
+			.map((node) =>
+				ids[node.name]
+					? { ...node, parameters: { ...node.parameters, dataTableId: byId(ids[node.name]) } }
+					: node,
+			),
+		connections: {
+			...Object.fromEntries(
+				Object.entries(watch.connections).filter(
+					([name]) => !created.includes(name) && name !== trigger.name,
+				),
+			),
+			[trigger.name]: { main: [[{ node: 'Previous figures', type: 'main', index: 0 }]] },
+		},
+	};
+}
+
+const on1 = n8nMajor(n8nVersion()) < 2 ? describe : describe.skip;
+
+on1(`quality watched on n8n ${n8nVersion()}: its Data Table node finds tables by id only`, () => {
+	const metrics: Metrics[] = [];
+	const runs: Array<{ execution: Execution; charged: number }> = [];
+	let shipped: Execution;
+	let rows: number;
+
+	beforeAll(async () => {
+		sb = await startTestSandbox();
+		work = mkdtempSync(join(tmpdir(), 'decision-service-quality-watch-1x-'));
+		const asShipped = onWebhook('quality-watch.json', {
+			id: 'dsQwShipped',
+			name: 'QW: as shipped',
+			path: 'quality-watch-shipped',
+		});
+		const prepared = prepareN8n({
+			userFolder: join(work, 'user'),
+			tarball: packTarball(join(work, 'pack')),
+			sandboxBaseUrl: sb.baseUrl,
+			apiKey: KEY,
+			workflowsDir: writeWorkflows(join(work, 'workflows'), [asShipped]),
+			port: await freePort(),
+		});
+		publishWorkflows(prepared, ['dsQwShipped']);
+		// The tables first (their ids are n8n's), as a user creates them in the Data Tables tab.
+		n8n = await startN8n(prepared);
+		session = await ownerSession(n8n.url);
+		const project = await personalProjectId(session);
+		const reviews = await ensureTable(session, project, 'decision_reviews', LABELED_ROW_COLUMNS);
+		const figures = await ensureTable(session, project, 'decision_quality', FIGURES_ROW_COLUMNS);
+		await insertRows(
+			session,
+			reviews,
+			makeLabeledSet()
+				.slice(0, ADDED)
+				.map((ticket) => ({
+					status: 'labeled',
+					decision: SLUG,
+					input: JSON.stringify({ subject: ticket.subject, body: ticket.body }),
+					answer: ticket.expected,
+				})),
+		);
+		rows = ADDED;
+		// The example as shipped: its tables by name, created by the node.
+		const id = await triggerWebhook(session, 'dsQwShipped', 'quality-watch-shipped', {});
+		shipped = await waitForExecution(session, id, ['success', 'error', 'crashed']);
+		await n8n.stop();
+		// Then the watch with the tables picked by id, as a user picks them after importing.
+		prepared.cli([
+			'import:workflow',
+			'--separate',
+			`--input=${writeWorkflows(join(work, 'by-id'), [watchByIds(reviews.id, figures.id)])}`,
+		]);
+		publishWorkflows(prepared, ['dsQwWatch1x']);
+		n8n = await startN8n(prepared);
+		session = await ownerSession(n8n.url);
+		const decisionV1 = await sb.client(KEY).getDecision(SLUG);
+		const watch = { id: 'dsQwWatch1x', path: WATCH.path };
+		runs.push(await run(watch));
+		metrics.push(await recomputed(outputsOf(runs[0].execution, EVALUATE)[1], decisionV1));
+		await publishSwappedVersion();
+		const decisionV2 = await sb.client(KEY).getDecision(SLUG);
+		runs.push(await run(watch));
+		metrics.push(await recomputed(outputsOf(runs[1].execution, EVALUATE)[1], decisionV2));
+	});
+
+	afterAll(async () => {
+		await n8n?.stop();
+		await sb?.close();
+		if (work) rmSync(work, { recursive: true, force: true });
+	});
+
+	it('the example as shipped stops at its first Data Table node: no table by name, no table resource', () => {
+		expect(shipped.status).toBe('error');
+		expect(shipped.error?.node).toBe('Reviews table');
+		console.log(`quality watch e2e on ${n8nVersion()}: as shipped, ${shipped.error?.message}`);
+	});
+
+	it('with the tables picked by id, the watch runs twice around a version change and alerts', () => {
+		expect(runs.map((each) => each.charged)).toEqual([rows, rows]);
+		const [[first], , firstDrift] = outputsOf(runs[0].execution, EVALUATE);
+		expect(first.json.accuracy).toBe(round(metrics[0].accuracy));
+		expect(firstDrift ?? []).toEqual([]);
+		const [[second], , drift] = outputsOf(runs[1].execution, EVALUATE);
+		expect(second.json.drift).toMatchObject({
+			previous_version: 1,
+			accuracy: { before: round(metrics[0].accuracy), after: round(metrics[1].accuracy) },
+			dropped: true,
+		});
+		expect(drift).toHaveLength(1);
+	});
 });

@@ -68,7 +68,7 @@ export const description: INodeProperties[] = [
 				name: 'previousFigures',
 				type: 'json',
 				default: '',
-				placeholder: "{{ $('Previous figures').first().json }}",
+				placeholder: "{{ $('Previous figures').last().json }}",
 				description:
 					"The figures row of an earlier evaluation (the report's figures, as a Data Table row or JSON): the report says what changed, and a Drift output gets the report when accuracy dropped more than Drop Alert Threshold. Empty: this run is the baseline.",
 			},
