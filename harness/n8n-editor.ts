@@ -74,6 +74,10 @@ export async function launchChromium(): Promise<Browser> {
  * `pageErrors`, and n8n's first-run modals, surveys and "what's new" dialogs closed whenever they
  * would cover an action (the NDV is a native <dialog>, never matched here).
  */
+/** n8n's pop-ups a test closes whenever they get in the way (Editor.keepDialogs stops that). */
+const DISMISSED_DIALOGS =
+	'[data-test-id="nps-survey-modal"]:visible, [data-test-id="whats-new-modal"]:visible, .el-overlay-dialog .el-dialog:visible';
+
 export async function openEditorPage(
 	browser: Browser,
 	viewport = { width: 1440, height: 900 },
@@ -83,20 +87,13 @@ export async function openEditorPage(
 	page.setDefaultTimeout(UI_TIMEOUT);
 	const pageErrors: string[] = [];
 	page.on('pageerror', (error) => pageErrors.push(error.message));
-	await page.addLocatorHandler(
-		page
-			.locator(
-				'[data-test-id="nps-survey-modal"]:visible, [data-test-id="whats-new-modal"]:visible, .el-overlay-dialog .el-dialog:visible',
-			)
-			.first(),
-		async (overlay) => {
-			const close = overlay
-				.locator('.el-dialog__headerbtn, [data-test-id="close-button"], [aria-label="Close"]')
-				.first();
-			if (await close.isVisible()) await close.click();
-			else await page.keyboard.press('Escape');
-		},
-	);
+	await page.addLocatorHandler(page.locator(DISMISSED_DIALOGS).first(), async (overlay) => {
+		const close = overlay
+			.locator('.el-dialog__headerbtn, [data-test-id="close-button"], [aria-label="Close"]')
+			.first();
+		if (await close.isVisible()) await close.click();
+		else await page.keyboard.press('Escape');
+	});
 	return { context, page, pageErrors };
 }
 
@@ -227,6 +224,11 @@ export class Editor {
 		await screenshot(this.page, name);
 	}
 
+	/** From now on, dialogs stay open (a test that works in the credential modal, say). */
+	async keepDialogs(): Promise<void> {
+		await this.page.removeLocatorHandler(this.page.locator(DISMISSED_DIALOGS).first());
+	}
+
 	canvasNode(name: string): Locator {
 		return this.page.locator(`[data-test-id="canvas-node"][data-node-name="${name}"]`);
 	}
@@ -345,18 +347,27 @@ export class Editor {
 		// Each field has its Fixed / Expression switch just above it, beside its label.
 		const fieldBox = await field.boundingBox();
 		if (!fieldBox) throw new Error(`the field ${parameter} is not on the page`);
-		let toExpression: Locator | undefined;
-		let nearest = -Infinity;
-		for (const each of await container.getByTestId('radio-button-expression').all()) {
-			const box = await each.boundingBox();
-			if (box && box.y < fieldBox.y && box.y > nearest) {
-				nearest = box.y;
-				toExpression = each;
+		/** The switch just above the field, beside its label. */
+		const switchTo = async (mode: 'fixed' | 'expression'): Promise<Locator> => {
+			let nearestSwitch: Locator | undefined;
+			let nearest = -Infinity;
+			for (const each of await container.getByTestId(`radio-button-${mode}`).all()) {
+				const box = await each.boundingBox();
+				if (box && box.y < fieldBox.y && box.y > nearest) {
+					nearest = box.y;
+					nearestSwitch = each;
+				}
 			}
-		}
-		if (!toExpression) throw new Error(`no Fixed / Expression switch above the field ${parameter}`);
-		await toExpression!.click();
+			if (!nearestSwitch)
+				throw new Error(`no Fixed / Expression switch above the field ${parameter}`);
+			return nearestSwitch;
+		};
 		const editor = field.getByTestId('inline-expression-editor-input');
+		// A field that holds an expression already (dragged there, say) goes to Fixed and back, as a
+		// user retyping it does: n8n 2.41.1 kept the old expression of such a field when only its
+		// text was replaced.
+		if (await editor.count()) await (await switchTo('fixed')).click();
+		await (await switchTo('expression')).click();
 		await editor.click();
 		await this.page.keyboard.press('ControlOrMeta+A');
 		await this.page.keyboard.press('Delete');
