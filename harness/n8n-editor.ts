@@ -297,12 +297,18 @@ export class Editor {
 	}
 
 	/** Types `words` in the node panel's search and waits until the list shows `name`. */
-	async searchNodePanel(words: string, name: string): Promise<void> {
+	/** Types `words` in the node panel's search until `name` is listed; its place, from 1. */
+	async searchNodePanel(words: string, name: string): Promise<number> {
 		await this.page.getByTestId('node-creator-search-bar').fill(words);
+		let listed: string[] = [];
 		await eventually(
-			() => this.page.getByTestId('node-creator-item-name').allInnerTexts(),
-			(names) => expect(names.map((each) => each.trim())).toContain(name),
+			async () =>
+				(listed = (await this.page.getByTestId('node-creator-item-name').allInnerTexts()).map(
+					(each) => each.trim(),
+				)),
+			(names) => expect(names).toContain(name),
 		);
+		return listed.indexOf(name) + 1;
 	}
 
 	/** Clicks `name` in the node panel's list. */
