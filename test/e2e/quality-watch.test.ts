@@ -17,8 +17,9 @@
  * n8n 1.x: the Review node refuses to wait there, and n8n 1.123's Data Table node finds a table by
  * its id only (no "By Name" mode), so the examples' tables are n8n 2.x's; see docs/quality-watch.md.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { launchHeadlessChromium } from '../../harness/chromium';
+import { screenshotDir } from '../../harness/n8n-editor';
 import { escapeHtml } from '../../src/html';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -471,37 +472,36 @@ on2(`quality watched with n8n ${n8nVersion()}'s Data Tables`, () => {
 		console.log(`quality watch e2e: ${String(comparison.summary)}`);
 	});
 
-	// UPDATE_SCREENSHOTS=1: the README's pictures of the second watch, as n8n stored them.
-	(process.env.UPDATE_SCREENSHOTS ? it : it.skip)(
-		"screenshots the second watch's HTML report and the message it sends",
-		async () => {
-			const report = outputsOf(watches[1].execution, EVALUATE)[0][0] as Item & {
-				binary?: { data?: { id?: string } };
-			};
-			const id = report.binary?.data?.id;
-			expect(id).toEqual(expect.any(String));
-			const response = await fetch(
-				`${session.url}/rest/binary-data?id=${encodeURIComponent(id!)}&action=download`,
-				{ headers: { cookie: session.cookie, 'browser-id': 'decision-service-setup' } },
-			);
-			expect(response.status).toBe(200);
-			const html = await response.text();
-			expect(html).toContain('Since the last evaluation');
-			const card = `<!doctype html><html><body style="margin:0;padding:16px;background:#f8f8f8;font:15px/1.5 system-ui,sans-serif"><div style="max-width:760px;background:#fff;border:1px solid #ddd;border-radius:8px;padding:12px 16px"><div style="font-weight:700;margin-bottom:4px">n8n <span style="font-weight:400;color:#777;font-size:13px">APP</span></div><div style="white-space:pre-wrap">${escapeHtml(String(report.json.message))}</div></div></body></html>`;
-			const browser = await launchHeadlessChromium();
-			try {
-				const shots = join(__dirname, '..', '..', 'docs', 'screenshots');
-				const page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
-				await page.setContent(html);
-				await page.screenshot({ path: join(shots, 'quality-watch-report.png'), fullPage: true });
-				const small = await browser.newPage({ viewport: { width: 800, height: 300 } });
-				await small.setContent(card);
-				await small.screenshot({ path: join(shots, 'quality-watch-message.png'), fullPage: true });
-			} finally {
-				await browser.close();
-			}
-		},
-	);
+	// The README's pictures of the second watch, as n8n stored them: to a temporary folder, or to
+	// docs/screenshots/ with UPDATE_SCREENSHOTS=1 (as the editor tests do).
+	it("screenshots the second watch's HTML report and the message it sends", async () => {
+		const report = outputsOf(watches[1].execution, EVALUATE)[0][0] as Item & {
+			binary?: { data?: { id?: string } };
+		};
+		const id = report.binary?.data?.id;
+		expect(id).toEqual(expect.any(String));
+		const response = await fetch(
+			`${session.url}/rest/binary-data?id=${encodeURIComponent(id!)}&action=download`,
+			{ headers: { cookie: session.cookie, 'browser-id': 'decision-service-setup' } },
+		);
+		expect(response.status).toBe(200);
+		const html = await response.text();
+		expect(html).toContain('Since the last evaluation');
+		const card = `<!doctype html><html><body style="margin:0;padding:16px;background:#f8f8f8;font:15px/1.5 system-ui,sans-serif"><div style="max-width:760px;background:#fff;border:1px solid #ddd;border-radius:8px;padding:12px 16px"><div style="font-weight:700;margin-bottom:4px">n8n <span style="font-weight:400;color:#777;font-size:13px">APP</span></div><div style="white-space:pre-wrap">${escapeHtml(String(report.json.message))}</div></div></body></html>`;
+		const browser = await launchHeadlessChromium();
+		try {
+			const shots = screenshotDir;
+			mkdirSync(shots, { recursive: true });
+			const page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
+			await page.setContent(html);
+			await page.screenshot({ path: join(shots, 'quality-watch-report.png'), fullPage: true });
+			const small = await browser.newPage({ viewport: { width: 800, height: 300 } });
+			await small.setContent(card);
+			await small.screenshot({ path: join(shots, 'quality-watch-message.png'), fullPage: true });
+		} finally {
+			await browser.close();
+		}
+	});
 });
 
 /** The watch with its tables picked by id (n8n 1.123: no "By Name"), and no table created. */
