@@ -69,15 +69,15 @@ export async function launchChromium(): Promise<Browser> {
 	return await launchHeadlessChromium();
 }
 
+/** n8n's pop-ups a test closes whenever they get in the way (Editor.keepDialogs stops that). */
+const DISMISSED_DIALOGS =
+	'[data-test-id="nps-survey-modal"]:visible, [data-test-id="whats-new-modal"]:visible, .el-overlay-dialog .el-dialog:visible';
+
 /**
  * A page for n8n's editor: its own context (English, UTC), the errors it throws collected in
  * `pageErrors`, and n8n's first-run modals, surveys and "what's new" dialogs closed whenever they
  * would cover an action (the NDV is a native <dialog>, never matched here).
  */
-/** n8n's pop-ups a test closes whenever they get in the way (Editor.keepDialogs stops that). */
-const DISMISSED_DIALOGS =
-	'[data-test-id="nps-survey-modal"]:visible, [data-test-id="whats-new-modal"]:visible, .el-overlay-dialog .el-dialog:visible';
-
 export async function openEditorPage(
 	browser: Browser,
 	viewport = { width: 1440, height: 900 },
@@ -296,7 +296,6 @@ export class Editor {
 		return panel;
 	}
 
-	/** Types `words` in the node panel's search and waits until the list shows `name`. */
 	/** Types `words` in the node panel's search until `name` is listed; its place, from 1. */
 	async searchNodePanel(words: string, name: string): Promise<number> {
 		await this.page.getByTestId('node-creator-search-bar').fill(words);

@@ -192,7 +192,7 @@ describe('outputsLayout from the saved Outputs list', () => {
 			list('billing', 'technical', ENTRY.uncertain, ENTRY.pending, ENTRY.other),
 		],
 		[
-			'hidden entries and keys the user removed have no output',
+			'hidden entries have no output; a key the user removed keeps an empty one',
 			list(
 				'billing',
 				{ id: 'technical', removed: true },
