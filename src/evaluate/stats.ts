@@ -1,0 +1,428 @@
+// How sure a figure is: the statistics behind every rate the evaluation prints, written once.
+// Pure, no dependency, no I/O. The tests compare each formula with jStat and simple-statistics.
+//
+// - wilsonInterval: the Wilson score interval of a proportion (any level, 95 % by default).
+// - normalQuantile / normalCdf: the standard normal's inverse and distribution function.
+// - twoProportionTest: recent rows against earlier rows (pooled z, two-sided p-value).
+// - mcnemarExact: two versions on the same rows (exact binomial test on the discordant pairs).
+// - stratifiedProportion: a rate over strata weighted by their share of traffic, with its interval.
+// - itemsNeeded / itemsNeededToReach: how many items a figure needs to be this sure.
+//
+// Bad input (a negative count, more successes than items, a level outside (0, 1)) throws a
+// RangeError naming the argument: a figure computed from nonsense would look as sure as any other.
+
+/** A proportion with its confidence interval. */
+export interface ProportionInterval {
+	/** successes / n; null when n is 0 (nothing to divide by). */
+	value: number | null;
+	/** Lower bound of the interval (0 when n is 0: nothing is known). */
+	low: number;
+	/** Upper bound of the interval (1 when n is 0). */
+	high: number;
+	/** Items the proportion is over. */
+	n: number;
+	successes: number;
+	/** The interval's confidence level, e.g. 0.95. */
+	level: number;
+}
+
+export const DEFAULT_LEVEL = 0.95;
+
+function checkLevel(level: number): void {
+	if (!(typeof level === 'number' && level > 0 && level < 1)) {
+		throw new RangeError(`level must be a number between 0 and 1 (0.95 for 95 %), got ${level}.`);
+	}
+}
+
+function checkCount(name: string, value: number): void {
+	if (!(typeof value === 'number' && Number.isFinite(value) && value >= 0)) {
+		throw new RangeError(`${name} must be a finite number at least 0, got ${value}.`);
+	}
+}
+
+function checkCounts(successes: number, n: number, what = ''): void {
+	checkCount(`${what}successes`, successes);
+	checkCount(`${what}n`, n);
+	if (successes > n) {
+		throw new RangeError(`${what}successes (${successes}) cannot exceed ${what}n (${n}).`);
+	}
+}
+
+/** The two-sided critical value of a level: 1.959964… for 0.95. */
+export function zFor(level: number = DEFAULT_LEVEL): number {
+	checkLevel(level);
+	return normalQuantile(1 - (1 - level) / 2);
+}
+
+/**
+ * The standard normal distribution function Φ(x), by W. J. Cody's rational approximations of
+ * erfc as Hart (1968) and West (2005, "Better approximations to cumulative normal functions")
+ * give them: about 1e-15 absolute, and relative accuracy kept in the far tails (Φ(−30) ≈ 4.9e-198),
+ * which a p-value of a large difference needs.
+ */
+export function normalCdf(x: number): number {
+	if (Number.isNaN(x)) return NaN;
+	const a = Math.abs(x);
+	let tail: number;
+	if (a > 37) {
+		tail = 0;
+	} else {
+		const e = Math.exp((-a * a) / 2);
+		if (a < 7.07106781186547) {
+			let num = 3.52624965998911e-2 * a + 0.700383064443688;
+			num = num * a + 6.37396220353165;
+			num = num * a + 33.912866078383;
+			num = num * a + 112.079291497871;
+			num = num * a + 221.213596169931;
+			num = num * a + 220.206867912376;
+			let den = 8.83883476483184e-2 * a + 1.75566716318264;
+			den = den * a + 16.064177579207;
+			den = den * a + 86.7807322029461;
+			den = den * a + 296.564248779674;
+			den = den * a + 637.333633378831;
+			den = den * a + 793.826512519948;
+			den = den * a + 440.413735824752;
+			tail = (e * num) / den;
+		} else {
+			let c = a + 0.65;
+			c = a + 4 / c;
+			c = a + 3 / c;
+			c = a + 2 / c;
+			c = a + 1 / c;
+			tail = e / c / 2.506628274631;
+		}
+	}
+	return x > 0 ? 1 - tail : tail;
+}
+
+// Acklam's rational approximation of the normal quantile (relative error below 1.15e-9), then one
+// Halley step on Φ above, which brings it to the precision of Φ.
+const A = [
+	-3.969683028665376e1, 2.209460984245205e2, -2.759285104469687e2, 1.38357751867269e2,
+	-3.066479806614716e1, 2.506628277459239,
+];
+const B = [
+	-5.447609879822406e1, 1.615858368580409e2, -1.556989798598866e2, 6.680131188771972e1,
+	-1.328068155288572e1,
+];
+const C = [
+	-7.784894002430293e-3, -3.223964580411365e-1, -2.400758277161838, -2.549732539343734,
+	4.374664141464968, 2.938163982698783,
+];
+const D = [7.784695709041462e-3, 3.224671290700398e-1, 2.445134137142996, 3.754408661907416];
+const P_LOW = 0.02425;
+
+/**
+ * The standard normal quantile Φ⁻¹(p): the x with Φ(x) = p. −Infinity at 0, Infinity at 1; a p
+ * outside [0, 1] throws.
+ */
+export function normalQuantile(p: number): number {
+	if (!(typeof p === 'number' && p >= 0 && p <= 1)) {
+		throw new RangeError(`p must be a probability between 0 and 1, got ${p}.`);
+	}
+	if (p === 0) return -Infinity;
+	if (p === 1) return Infinity;
+	let x: number;
+	if (p < P_LOW) {
+		const q = Math.sqrt(-2 * Math.log(p));
+		x =
+			(((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5]) /
+			((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1);
+	} else if (p <= 1 - P_LOW) {
+		const q = p - 0.5;
+		const r = q * q;
+		x =
+			((((((A[0] * r + A[1]) * r + A[2]) * r + A[3]) * r + A[4]) * r + A[5]) * q) /
+			(((((B[0] * r + B[1]) * r + B[2]) * r + B[3]) * r + B[4]) * r + 1);
+	} else {
+		const q = Math.sqrt(-2 * Math.log(1 - p));
+		x =
+			-(((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5]) /
+			((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1);
+	}
+	// Halley refinement. In the upper tail, work on the lower tail's error (1 − p loses digits).
+	const error = p > 0.5 ? 1 - p - normalCdf(-x) : normalCdf(x) - p;
+	const u = error * Math.sqrt(2 * Math.PI) * Math.exp((x * x) / 2);
+	const refined = x - u / (1 + (x * u) / 2);
+	return Number.isFinite(refined) ? refined : x;
+}
+
+/** The Wilson interval's bounds for possibly non-integer counts (the planning functions need that). */
+function wilsonBounds(successes: number, n: number, z: number): { low: number; high: number } {
+	if (n === 0) return { low: 0, high: 1 };
+	const p = successes / n;
+	const z2 = z * z;
+	const denominator = 1 + z2 / n;
+	const centre = (p + z2 / (2 * n)) / denominator;
+	const half = (z / denominator) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
+	// At 0 or n successes the bound on that side is exactly 0 or 1 (float noise would leave 1e-17).
+	return {
+		low: successes === 0 ? 0 : Math.max(0, centre - half),
+		high: successes === n ? 1 : Math.min(1, centre + half),
+	};
+}
+
+/**
+ * The Wilson score interval of `successes` out of `n` at `level` (default 95 %): the proportions
+ * a score test at that level would not reject. Unlike p ± z·√(p(1−p)/n) it stays inside [0, 1],
+ * is not zero-wide at 0/n or n/n (0/10 gives 0–27.8 %) and keeps close to its level with few
+ * items. n = 0 gives value null and the whole range 0–1.
+ */
+export function wilsonInterval(
+	successes: number,
+	n: number,
+	level: number = DEFAULT_LEVEL,
+): ProportionInterval {
+	checkCounts(successes, n);
+	const { low, high } = wilsonBounds(successes, n, zFor(level));
+	return { value: n > 0 ? successes / n : null, low, high, n, successes, level };
+}
+
+/** A count of successes out of n, as the tests below take them. */
+export interface ProportionCount {
+	successes: number;
+	n: number;
+}
+
+export interface TwoProportionTest {
+	recent: ProportionInterval;
+	earlier: ProportionInterval;
+	/** recent − earlier; null when either has no item. */
+	difference: number | null;
+	/** (p_recent − p_earlier) / √(p̄(1−p̄)(1/n_recent + 1/n_earlier)), p̄ pooled; null when either has no item. */
+	z: number | null;
+	/** Two-sided: the chance of a difference at least this large were both rates the same; null when either has no item. */
+	pValue: number | null;
+}
+
+/**
+ * Two rates from different items (a recent window against the earlier rows): the pooled
+ * two-proportion z test, two-sided. Equivalent to Pearson's chi-square on the 2×2 table without
+ * continuity correction (z² is that statistic). When both rates are 0 or both 1 the pooled
+ * variance is 0 and there is no difference: z 0, p-value 1. An empty side gives nulls.
+ */
+export function twoProportionTest(
+	recent: ProportionCount,
+	earlier: ProportionCount,
+	level: number = DEFAULT_LEVEL,
+): TwoProportionTest {
+	checkCounts(recent.successes, recent.n, 'recent.');
+	checkCounts(earlier.successes, earlier.n, 'earlier.');
+	const out: TwoProportionTest = {
+		recent: wilsonInterval(recent.successes, recent.n, level),
+		earlier: wilsonInterval(earlier.successes, earlier.n, level),
+		difference: null,
+		z: null,
+		pValue: null,
+	};
+	if (recent.n === 0 || earlier.n === 0) return out;
+	const p1 = recent.successes / recent.n;
+	const p2 = earlier.successes / earlier.n;
+	const pooled = (recent.successes + earlier.successes) / (recent.n + earlier.n);
+	const se = Math.sqrt(pooled * (1 - pooled) * (1 / recent.n + 1 / earlier.n));
+	out.difference = p1 - p2;
+	if (se === 0) {
+		out.z = 0;
+		out.pValue = 1;
+		return out;
+	}
+	const z = (p1 - p2) / se;
+	out.z = z;
+	out.pValue = Math.min(1, 2 * normalCdf(-Math.abs(z)));
+	return out;
+}
+
+export interface McNemarTest {
+	/** Pairs where only the first version was right. */
+	onlyFirst: number;
+	/** Pairs where only the second version was right. */
+	onlySecond: number;
+	/** Discordant pairs: onlyFirst + onlySecond. */
+	discordant: number;
+	/** Two-sided exact p-value: 2 · P(X ≤ min) for X ~ Binomial(discordant, 1/2), at most 1; 1 with no discordant pair. */
+	pValue: number;
+}
+
+/**
+ * P(X ≤ k) for X ~ Binomial(n, p), summed in log space so that n in the thousands neither
+ * overflows nor underflows. Integers n ≥ 0, 0 ≤ p ≤ 1.
+ */
+export function binomialCdf(k: number, n: number, p: number): number {
+	if (!Number.isInteger(n) || n < 0)
+		throw new RangeError(`n must be a whole number at least 0, got ${n}.`);
+	if (!(p >= 0 && p <= 1)) throw new RangeError(`p must be between 0 and 1, got ${p}.`);
+	if (k < 0) return 0;
+	if (k >= n) return 1;
+	const top = Math.floor(k);
+	if (p === 0) return 1;
+	if (p === 1) return 0;
+	const logP = Math.log(p);
+	const logQ = Math.log1p(-p);
+	const terms: number[] = [];
+	let logC = 0;
+	for (let i = 0; i <= top; i += 1) {
+		if (i > 0) logC += Math.log(n - i + 1) - Math.log(i);
+		terms.push(logC + i * logP + (n - i) * logQ);
+	}
+	const max = Math.max(...terms);
+	const sum = terms.reduce((acc, t) => acc + Math.exp(t - max), 0);
+	return Math.min(1, Math.exp(max) * sum);
+}
+
+/**
+ * McNemar's exact test for paired outcomes (two versions answering the same rows): only the
+ * discordant pairs tell the versions apart; under "no difference" each is equally likely to favour
+ * either version, so the smaller count is Binomial(b + c, 1/2). Two-sided p-value = 2·P(X ≤ min(b, c)),
+ * capped at 1. Counts must be whole numbers.
+ */
+export function mcnemarExact(onlyFirst: number, onlySecond: number): McNemarTest {
+	for (const [name, value] of [
+		['onlyFirst', onlyFirst],
+		['onlySecond', onlySecond],
+	] as const) {
+		if (!Number.isInteger(value) || value < 0) {
+			throw new RangeError(`${name} must be a whole number at least 0, got ${value}.`);
+		}
+	}
+	const discordant = onlyFirst + onlySecond;
+	const pValue =
+		discordant === 0
+			? 1
+			: Math.min(1, 2 * binomialCdf(Math.min(onlyFirst, onlySecond), discordant, 0.5));
+	return { onlyFirst, onlySecond, discordant, pValue };
+}
+
+/** One stratum of a stratified rate: its counts and its share of traffic. */
+export interface Stratum extends ProportionCount {
+	/** Share of traffic (any non-negative number: the weights are normalised to sum 1). */
+	weight: number;
+}
+
+export interface StratifiedProportion {
+	/** Σ w_h · p_h with normalised weights; null when a stratum with weight has no item. */
+	value: number | null;
+	low: number;
+	high: number;
+	/** Items over all strata. */
+	n: number;
+	level: number;
+	/** The variance used for the interval (adjusted, see below). */
+	variance: number;
+}
+
+/**
+ * A rate over strata weighted by their share of traffic (e.g. answered items and audited doubtful
+ * items): value = Σ w_h p_h, variance = Σ w_h² p_h(1−p_h)/n_h.
+ *
+ * At p_h = 0 or 1 that variance term is 0: five audited items all right would claim certainty. So
+ * the interval uses each stratum Agresti–Coull-adjusted (the centre of its Wilson interval): add
+ * z²/2 successes and z²/2 failures, p̃_h = (x_h + z²/2)/(n_h + z²), ñ_h = n_h + z², and gives
+ * Σ w_h p̃_h ± z·√(Σ w_h² p̃_h(1−p̃_h)/ñ_h), clipped to [0, 1] and widened to hold the value.
+ * A stratum with weight but no item then spans its whole range (p̃ = ½, ± ½·w_h), and the value is
+ * null. With one stratum this is the Agresti–Coull interval, which contains the Wilson interval.
+ */
+export function stratifiedProportion(
+	strata: readonly Stratum[],
+	level: number = DEFAULT_LEVEL,
+): StratifiedProportion {
+	if (!Array.isArray(strata) || strata.length === 0) {
+		throw new RangeError('strata must be a non-empty list of { successes, n, weight }.');
+	}
+	strata.forEach((s, i) => {
+		checkCounts(s.successes, s.n, `strata[${i}].`);
+		checkCount(`strata[${i}].weight`, s.weight);
+	});
+	const totalWeight = strata.reduce((sum, s) => sum + s.weight, 0);
+	if (!(totalWeight > 0)) throw new RangeError('strata weights must not all be 0.');
+	const z = zFor(level);
+	const z2 = z * z;
+	let value: number | null = 0;
+	let centre = 0;
+	let variance = 0;
+	for (const s of strata) {
+		const w = s.weight / totalWeight;
+		if (w === 0) continue;
+		if (s.n === 0) value = null;
+		else if (value !== null) value += w * (s.successes / s.n);
+		const adjustedN = s.n + z2;
+		const adjusted = (s.successes + z2 / 2) / adjustedN;
+		centre += w * adjusted;
+		variance += (w * w * adjusted * (1 - adjusted)) / adjustedN;
+	}
+	const half = z * Math.sqrt(variance);
+	let low = Math.max(0, centre - half);
+	let high = Math.min(1, centre + half);
+	if (value !== null) {
+		low = Math.min(low, value);
+		high = Math.max(high, value);
+	}
+	const n = strata.reduce((sum, s) => sum + s.n, 0);
+	return { value, low, high, n, level, variance };
+}
+
+/** The Wilson interval's half-width (high − low)/2 at a proportion p over n items (n may be fractional). */
+function wilsonHalfWidth(p: number, n: number, z: number): number {
+	const { low, high } = wilsonBounds(p * n, n, z);
+	return (high - low) / 2;
+}
+
+function checkProportion(name: string, value: number): void {
+	if (!(typeof value === 'number' && value >= 0 && value <= 1)) {
+		throw new RangeError(`${name} must be between 0 and 1, got ${value}.`);
+	}
+}
+
+/**
+ * Items needed for a Wilson interval no wider than ± `halfWidth` around `proportion` (default ½,
+ * the widest case) at `level`: the smallest whole n. ±5 points at 95 % around ½ needs 381 (the
+ * textbook z²/(4h²) gives 385: Wilson pulls the interval in a little).
+ */
+export function itemsNeeded(
+	halfWidth: number,
+	proportion = 0.5,
+	level: number = DEFAULT_LEVEL,
+): number {
+	if (!(typeof halfWidth === 'number' && halfWidth > 0 && halfWidth < 1)) {
+		throw new RangeError(
+			`halfWidth must be between 0 and 1 (0.05 for ±5 points), got ${halfWidth}.`,
+		);
+	}
+	checkProportion('proportion', proportion);
+	const z = zFor(level);
+	// Half-width falls as n grows: double to bracket, then bisect on whole numbers.
+	let high = 1;
+	while (wilsonHalfWidth(proportion, high, z) > halfWidth) high *= 2;
+	let low = Math.floor(high / 2);
+	while (high - low > 1) {
+		const mid = Math.floor((low + high) / 2);
+		if (wilsonHalfWidth(proportion, mid, z) > halfWidth) low = mid;
+		else high = mid;
+	}
+	return high;
+}
+
+/**
+ * Items needed before a rate observed at `proportion` has a Wilson lower bound at or above
+ * `target` (at `level`): the smallest whole n, or null when it never can (proportion at or
+ * below the target). How "about M needed" is worked out for a recommended setting.
+ */
+export function itemsNeededToReach(
+	target: number,
+	proportion: number,
+	level: number = DEFAULT_LEVEL,
+): number | null {
+	checkProportion('target', target);
+	checkProportion('proportion', proportion);
+	if (proportion <= target) return null;
+	const z = zFor(level);
+	const reaches = (n: number) => wilsonBounds(proportion * n, n, z).low >= target;
+	let high = 1;
+	while (!reaches(high)) high *= 2;
+	let low = Math.floor(high / 2);
+	while (high - low > 1) {
+		const mid = Math.floor((low + high) / 2);
+		if (reaches(mid)) high = mid;
+		else low = mid;
+	}
+	return high;
+}
