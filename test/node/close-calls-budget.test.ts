@@ -3,6 +3,7 @@
  * n8n-core's engine against the sandbox.
  */
 import type { IDataObject } from 'n8n-workflow';
+import { TICKET_ROUTING_OUTPUTS } from '../support/outputs';
 import { type EngineCredentials, type NodeRunResult } from '../../harness/n8n-engine';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
 import { closeCall, evaluationDecisionOf } from '../../src/evaluate';
@@ -241,6 +242,37 @@ describe('receipt', () => {
 			`${uncertain} uncertain, 0 pending review, 0 answered by the fallback engine.`,
 		);
 	});
+
+	test.each([
+		['Route to Outputs', true],
+		['Single Output', false],
+	])(
+		'%s with the error output on: a failed item is counted on Error, as the canvas shows it',
+		async (_mode, routed) => {
+			const credentials = credentialsFor(DEMO_KEYS.pro);
+			const routes = routed ? await loadRoutes('ticket-routing', credentials) : undefined;
+			const result = await run({
+				slug: 'ticket-routing',
+				routes,
+				// The second item lacks its required subject: refused locally, nothing charged.
+				items: [tickets[0], { body: 'no subject on this one' }],
+				credentials,
+				onError: 'continueErrorOutput',
+				extra: { jsonInput: INPUT },
+			});
+			expect(result.error).toBeUndefined();
+			const hints = hintsOf(result);
+			// What n8n's canvas shows: the item counts on the outputs, the failed one on Error.
+			const main = result.outputs.slice(0, -1).map((items) => items.length);
+			const named = (routed ? [...TICKET_ROUTING_OUTPUTS] : ['Output'])
+				.map((name, index) => [name, main[index]] as const)
+				.filter(([, count]) => count)
+				.map(([name, count]) => `${name} ${count}`);
+			expect(result.outputs.at(-1)).toHaveLength(1);
+			expect(hints[1]).toBe(`Items per output: ${[...named, 'Error 1'].join(', ')}.`);
+			expect(hints[2]).toContain('1 failed');
+		},
+	);
 
 	it('counts personal-data substitutions', async () => {
 		const result = await run({

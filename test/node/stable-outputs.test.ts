@@ -18,6 +18,7 @@ import {
 	NEW_OPTIONS,
 	TICKET_ROUTING_OUTPUTS,
 	canvasOutputs,
+	changeLikeEditor,
 	expectedArrivals,
 	inputIndex,
 	pairedIndexOf,
@@ -167,6 +168,70 @@ describe('a route decision changing on the service, refreshed each time', () => 
 		);
 		const after = (await refreshRoutes(removed, credentials())) as unknown as INodeParameters;
 		expect(canvasOutputs({ ...removed, routes: after } as INodeParameters)).toEqual(deleted);
+	});
+});
+
+describe('Single Output and back, switched the way the editor does it', () => {
+	it('no wire drawn for an answer ever carries another answer, and Route to Outputs comes back whole', async () => {
+		const routed = decideParameters(
+			'ticket-routing',
+			await loadRoutes('ticket-routing', credentials()),
+		);
+		const wires = wireEverything(routed);
+		const tickets = TICKETS.slice(0, 6);
+
+		// Route to Outputs → Single Output: the list is kept, every wired output stays, empty.
+		const single = changeLikeEditor(routed, { outputMode: 'singleOutput' }, wires);
+		expect(single.parameters.routes).toEqual(routed.routes);
+		expect(single.wires).toEqual(wires);
+		expect(canvasOutputs(single.parameters)).toEqual([
+			...TICKET_ROUTING_OUTPUTS.map((name) => `✕ ${name}`),
+			'✕ old Error',
+			'All Items',
+			'Error',
+		]);
+		// The user wires the new All Items and Error outputs.
+		const singleWires = [...single.wires, 'all items', 'single error'];
+		const run = await runWired({
+			parameters: single.parameters,
+			onError: 'continueErrorOutput',
+			wires: singleWires,
+			items: tickets,
+			credentials: credentials(),
+		});
+		leaks.push(run.serialised);
+		for (const wire of wires)
+			expect({ wire, got: run.received[wire!].length }).toEqual({ wire, got: 0 });
+		// A failed item carries only its error: the node's item at the same place says which it was.
+		const nodeOutputs = run.run.data.resultData.runData[WIRED_NODE_NAME][0].data!.main;
+		const got = (name: string) => {
+			const output = nodeOutputs[singleWires.indexOf(name)] ?? [];
+			return run.received[name]
+				.map((item, at) => inputIndex(tickets, item.json, output[at] && pairedIndexOf(output[at])))
+				.sort();
+		};
+		expect(got('all items')).toEqual([0, 1, 2, 3, 4]);
+		expect(got('single error')).toEqual([5]);
+
+		// The service puts a new option first meanwhile; back to Route to Outputs: the same outputs,
+		// names and wires (the single-only wires past them are dropped by n8n).
+		await publish('ticket-routing', ROUTE_CHANGES[0].version);
+		const back = changeLikeEditor(single.parameters, { outputMode: 'routeToOutputs' }, singleWires);
+		expect(canvasOutputs(back.parameters)).toEqual(canvasOutputs(routed));
+		expect(back.wires).toEqual(wires);
+		const step = await routeAndCheck(
+			'back to Route to Outputs',
+			back.parameters,
+			back.wires,
+			tickets,
+		);
+		expect(step.received['key billing']).toEqual([0]);
+		expect(step.received.error).toEqual([5]);
+	});
+
+	it('a node switched to Single Output before any list was loaded has one output', () => {
+		const fresh = decideParameters('ticket-routing', undefined);
+		expect(canvasOutputs(fresh)).toEqual(['main', 'Error']);
 	});
 });
 

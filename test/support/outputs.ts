@@ -9,7 +9,9 @@ import type {
 	ResourceMapperField,
 	ResourceMapperValue,
 } from 'n8n-workflow';
+import { NodeHelpers, type INode } from 'n8n-workflow';
 import { configuredOutputs } from '../../nodes/DecisionService/outputs/configured';
+import { DecisionService } from '../../nodes/DecisionService/DecisionService.node';
 
 /** The seven outputs of the sandbox's ticket-routing decision, as the canvas names them. */
 export const TICKET_ROUTING_OUTPUTS: readonly string[] = [
@@ -48,6 +50,33 @@ export function mergeLikeEditor(
 		...(saved ?? {}),
 		schema,
 	} as unknown as INodeParameters;
+}
+
+/**
+ * A parameter changed in n8n's editor: the editor recomputes the node's parameters with
+ * n8n-workflow's getNodeParameters (NodeSettings.vue, valueChanged; no defaults kept), which
+ * drops the value of every parameter no property shows, then keeps each wire on its output index
+ * and drops those past the new number of outputs (revalidateNodeOutputConnections, n8n-editor-ui
+ * 2.41.1). Returns the parameters and wires the editor leaves.
+ */
+export function changeLikeEditor(
+	parameters: INodeParameters,
+	change: INodeParameters,
+	wires: Array<string | undefined>,
+): { parameters: INodeParameters; wires: Array<string | undefined> } {
+	const description = new DecisionService().description;
+	const node = { parameters, type: 'n8n-nodes-decision-service.decisionService' } as INode;
+	const next =
+		NodeHelpers.getNodeParameters(
+			description.properties,
+			{ ...parameters, ...change },
+			false,
+			false,
+			node,
+			description,
+		) ?? {};
+	const count = canvasOutputs(next).length;
+	return { parameters: next, wires: wires.slice(0, count) };
 }
 
 /** What an output means, from its name on the canvas: the wire's target is named after it. */

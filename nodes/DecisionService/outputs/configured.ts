@@ -20,7 +20,10 @@ import type { SavedOutputsList } from './list';
  * (display: false) carry data, not outputs; a key the user deleted from the list keeps its output,
  * marked "✕" and empty, so no wire after it moves.
  * A list saved before the fixed entries existed (keys only) gets them after its keys, where they
- * always were (any fixed entry missing from the list is added at its end). Nothing here depends on the service: a decision changed there moves no output.
+ * always were (any fixed entry missing from the list is added at its end). Nothing here depends on
+ * the service: a decision changed there moves no output.
+ * Single Output with a saved list keeps every one of those outputs in place, empty and marked "✕",
+ * before its own (see singleOutputPlace in layout.ts): the editor keeps wires by index.
  */
 export function configuredOutputs(parameters: INodeParameters): INodeOutputConfiguration[] {
 	const resource = parameters.resource === undefined ? 'decision' : parameters.resource;
@@ -38,9 +41,7 @@ export function configuredOutputs(parameters: INodeParameters): INodeOutputConfi
 		return evaluateOutputs;
 	}
 	const review = resource === 'decision' && operation === 'review';
-	if (!review && (resource !== 'decision' || operation !== 'decide' || mode !== 'routeToOutputs')) {
-		return [{ type: 'main' }];
-	}
+	if (!review && (resource !== 'decision' || operation !== 'decide')) return [{ type: 'main' }];
 	const routes = (parameters.routes || {}) as SavedOutputsList;
 	// Renames by key, read as [key, name] pairs: n8n's expression sandbox refuses a computed
 	// `names[key]` when the key is `constructor`, `prototype` or `__proto__` (legal keys), and an
@@ -79,9 +80,23 @@ export function configuredOutputs(parameters: INodeParameters): INodeOutputConfi
 		outputs.push({ type: 'main', displayName: deleted ? '✕ ' + displayName : displayName });
 	}
 	if (review) return outputs;
+	// Single Output with nothing saved: one output, as any one-output node.
+	if (mode !== 'routeToOutputs' && outputs.length === 0) return [{ type: 'main' }];
 	// A list saved with keys only (before the fixed entries existed) has them after its keys.
 	for (let index = 0; index < fixed.length; index++) {
 		if (!present[index]) outputs.push({ type: 'main', displayName: fixedNames[index] });
 	}
-	return outputs;
+	if (mode === 'routeToOutputs') return outputs;
+	// Single Output with a saved list: n8n keeps wires by output index when the outputs change, so
+	// every output Route to Outputs had stays, empty and marked, then one spare where n8n's error
+	// output stood, then the output that carries the items. No wire drawn for an answer carries
+	// another's items; Route to Outputs gives the same outputs back, names and wires included.
+	const single: INodeOutputConfiguration[] = [];
+	for (let index = 0; index < outputs.length; index++) {
+		const name = String(outputs[index].displayName);
+		single.push({ type: 'main', displayName: name.indexOf('✕ ') === 0 ? name : '✕ ' + name });
+	}
+	single.push({ type: 'main', displayName: '✕ old Error' });
+	single.push({ type: 'main', displayName: 'All Items' });
+	return single;
 }

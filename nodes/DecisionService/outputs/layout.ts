@@ -62,6 +62,23 @@ export function outputsLayout(schema: ReadonlyArray<string | OutputsListEntry>):
 	};
 }
 
+/**
+ * Where Single Output puts its items, and how many outputs it has. With no shown entry saved, one
+ * output. With a saved list, every output Route to Outputs has stays in place, empty and marked "✕"
+ * (n8n keeps wires by index when outputs change, so a wire drawn for billing stays on billing's
+ * index), then a spare where n8n's error output stood, then the items' output. Mirrors the single
+ * branch of configuredOutputs.
+ */
+export function singleOutputPlace(schema: ReadonlyArray<string | OutputsListEntry>): {
+	index: number;
+	count: number;
+} {
+	const shown = schema.some((entry) => typeof entry === 'string' || entry.display !== false);
+	if (!shown) return { index: 0, count: 1 };
+	const index = outputsLayout(schema).count + 1;
+	return { index, count: index + 1 };
+}
+
 /** Output index of each answer key in Review, and of Not Reviewed. */
 export interface ReviewLayout {
 	indexOf: Map<string, number>;

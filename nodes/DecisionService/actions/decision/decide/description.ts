@@ -8,6 +8,7 @@ import {
 	outputsListNotice,
 	toolAnswersField,
 } from '../../../outputs/parameter';
+import { OUTPUTS_LIST_PARAMETER } from '../../../outputs/list';
 import { DEFAULT_MAX_CONCURRENCY, MAX_IN_FLIGHT } from '../../../../../src/client';
 
 const properties: INodeProperties[] = [
@@ -30,16 +31,37 @@ const properties: INodeProperties[] = [
 			{
 				name: 'Single Output',
 				value: 'singleOutput',
-				// n8n drops the wires of outputs that vanish, and the values of a parameter it hides (the
-				// Outputs list, with its names): say both before the user picks it.
+				// n8n keeps wires by output index when the outputs change: the routed outputs stay,
+				// empty, so no wire drawn for an answer gets every item (configured.ts).
 				description:
-					'Add the result to each item, on one output (removes the other outputs’ wires and their names)',
+					'Add the result to each item, on one new output, All Items; outputs you wired stay in place, empty and marked ✕',
 			},
 		],
 	},
 	{
 		...outputsListField,
 		displayOptions: { show: { outputMode: ['routeToOutputs'], '@tool': [false] } },
+	},
+	// The same list kept while Single Output is picked: n8n drops the value of a parameter no
+	// property shows (getNodeParameters), which would lose the names and let a reload reorder the
+	// outputs. Kept, Route to Outputs gives back every output in its place with its name.
+	{
+		displayName: 'Outputs',
+		name: OUTPUTS_LIST_PARAMETER,
+		type: 'hidden',
+		default: { mappingMode: 'defineBelow', value: null },
+		displayOptions: { show: { outputMode: ['singleOutput'], '@tool': [false] } },
+	},
+	{
+		displayName:
+			'Items leave on All Items. Outputs marked ✕ carry nothing: they keep the wires you drew for Route to Outputs in place, and switching back brings them back with their names.',
+		name: 'singleOutputNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: {
+			show: { outputMode: ['singleOutput'], '@tool': [false] },
+			hide: NO_DECISION_PICKED,
+		},
 	},
 	{
 		...outputsListNotice,

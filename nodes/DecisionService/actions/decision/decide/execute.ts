@@ -7,7 +7,7 @@ import { jsonCopy, type RunAnswer } from '../../../../../src/contract';
 import { createDecisionClient } from '../../../transport';
 import type { DecideNodeOptions } from './description';
 import { OUTPUTS_LIST_PARAMETER } from '../../../outputs/list';
-import { outputsLayout, type OutputsLayout } from '../../../outputs/layout';
+import { outputsLayout, singleOutputPlace, type OutputsLayout } from '../../../outputs/layout';
 import { failedTargets, itemPerTarget, otherNote, targetsFor } from '../../../outputs/targets';
 import { configuredOutputs } from '../../../outputs/configured';
 import { answerOf, errorObject, failedItemJson } from '../../../pipeline/item-json';
@@ -27,12 +27,13 @@ function placeResults(
 	items: INodeExecutionData[],
 	results: Array<RunAnswer | Error>,
 	layout: OutputsLayout | undefined,
+	single: { index: number; count: number },
 	options: DecideNodeOptions,
 	usesErrorOutput: boolean,
 	closeCalls: { count: number },
 ): INodeExecutionData[][] {
 	const outputs: INodeExecutionData[][] = Array.from(
-		{ length: layout ? layout.count : 1 },
+		{ length: layout ? layout.count : single.count },
 		() => [],
 	);
 	const resultField = options.resultField?.trim() || 'decision';
@@ -40,7 +41,9 @@ function placeResults(
 		const pairedItem = { item: itemIndex };
 		const item = items[itemIndex];
 		if (result instanceof Error) {
-			const failed = layout ? failedTargets(layout, usesErrorOutput) : { other: 0, keepers: [] };
+			const failed = layout
+				? failedTargets(layout, usesErrorOutput)
+				: { other: single.index, keepers: [] };
 			outputs[failed.other].push({
 				json: failedItemJson(item, result, usesErrorOutput),
 				pairedItem,
@@ -64,7 +67,7 @@ function placeResults(
 			closeCalls.count++;
 		}
 		const json = { ...item.json, [resultField]: answer };
-		const targets = layout ? targetsFor(result, layout, close !== undefined) : [0];
+		const targets = layout ? targetsFor(result, layout, close !== undefined) : [single.index];
 		for (const [target, each] of itemPerTarget({ json, binary: item.binary, pairedItem }, targets))
 			outputs[target].push(each);
 	});
@@ -94,29 +97,40 @@ export async function execute(
 			stats,
 		);
 	if (runsAsTool(this)) return await answerToolCall(items, decideEach);
-	let layout: OutputsLayout | undefined;
-	if (this.getNodeParameter('outputMode', 0) === 'routeToOutputs') {
-		const routes = this.getNodeParameter(OUTPUTS_LIST_PARAMETER, 0) as ResourceMapperValue;
-		layout = outputsLayout(routes.schema ?? []);
-	}
+	// Single Output keeps the saved list too (description.ts): its items leave after the kept outputs.
+	const routes = this.getNodeParameter(
+		OUTPUTS_LIST_PARAMETER,
+		0,
+		{},
+	) as Partial<ResourceMapperValue>;
+	const schema = Array.isArray(routes.schema) ? routes.schema : [];
+	const layout =
+		this.getNodeParameter('outputMode', 0) === 'routeToOutputs' ? outputsLayout(schema) : undefined;
+	const single = singleOutputPlace(schema);
 	const results = await decideEach();
 	const usesErrorOutput = this.getNode().onError === 'continueErrorOutput';
 	const closeCalls = { count: 0 };
-	const outputs = placeResults(items, results, layout, options, usesErrorOutput, closeCalls);
-	// The receipt: what this run spent and where its items went, as n8n execution hints.
-	const names = layout
-		? configuredOutputs(this.getNode().parameters).map((output, index) =>
-				typeof output === 'object' && output.displayName ? output.displayName : `Output ${index}`,
-			)
-		: ['Output'];
-	addHints(
-		this,
-		receiptHints(
-			stats,
-			results,
-			outputs.map((each, index) => ({ name: names[index] ?? `Output ${index}`, items: each })),
-			closeCalls.count,
-		),
+	const outputs = placeResults(
+		items,
+		results,
+		layout,
+		single,
+		options,
+		usesErrorOutput,
+		closeCalls,
 	);
+	// The receipt: what this run spent and where its items went, as the canvas shows them: n8n
+	// moves a failed item (its json only the error) to its own Error output after this returns.
+	const names = configuredOutputs(this.getNode().parameters).map((output) =>
+		typeof output === 'object' && output.displayName ? output.displayName : 'Output',
+	);
+	const movedToError = (each: INodeExecutionData) =>
+		usesErrorOutput && Object.keys(each.json).every((key) => key === 'error');
+	const shown = outputs.map((each, index) => ({
+		name: names[index] ?? `Output ${index}`,
+		items: each.filter((item) => !movedToError(item)),
+	}));
+	shown.push({ name: 'Error', items: outputs.flat().filter(movedToError) });
+	addHints(this, receiptHints(stats, results, shown, closeCalls.count));
 	return outputs;
 }
