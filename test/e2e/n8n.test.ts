@@ -273,7 +273,7 @@ describe('a running n8n', () => {
 			'a base URL without the version',
 			() => ({ apiKey: DEMO_KEYS.free, baseUrl: sb.sandbox.origin }),
 			'Error',
-			/^Base URL must end with the API version \/v1, e\.g\. http:\/\/127\.0\.0\.1:\d+\/v1\.$/,
+			/^Base URL must end with the API version \/v1: http:\/\/127\.0\.0\.1:\d+ is not the Decision Service API's address\. It looks like https:\/\/api\.example\.com\/v1 /,
 		],
 		[
 			'a base URL with another version',

@@ -3,9 +3,10 @@
  * node's webhook (the entry of the Review node disabled, `waitTill` cleared; waiting-webhooks.js),
  * routeOnResume on n8n-core's WebhookContext, what the cli's prepareExecutionData then does to the
  * entry (`data.main` the webhook's lists, `forwardAllOutputs` added), and n8n-core's WorkflowExecute
- * resuming it. Every item on every output must be paired with its own input item. Also: the
- * lists are returned untouched when the execution is not so, and a run whose routes do not match
- * its items fails with a message instead of putting an item on the wrong output.
+ * resuming it. Every item on every output must be paired with its own input item. Also: when the
+ * execution is not so (a later n8n), the execution is left untouched and every item says its
+ * lineage could not be kept (field and n8n log), and a run whose routes do not match its items
+ * fails with a message instead of putting an item on the wrong output.
  * The same in real n8n, through expressions after Review: test/e2e/review-lineage.test.ts.
  */
 import { ExecutionLifecycleHooks, WebhookContext, WorkflowExecute } from 'n8n-core';
@@ -20,6 +21,8 @@ import {
 	type IWebhookData,
 } from 'n8n-workflow';
 import {
+	LINEAGE_NOT_KEPT,
+	LINEAGE_WARNING_FIELD,
 	RESUME_ROUTES,
 	routeOnResume,
 } from '../../nodes/DecisionService/actions/decision/review/resume';
@@ -189,6 +192,15 @@ describe('Review resumed by a submitted review', () => {
 		]);
 	});
 
+	/** Each item's subject and whether it carries the lineage warning. */
+	const marks = (outputs: Array<INodeExecutionData[] | null> | undefined) =>
+		(outputs ?? []).map((items) =>
+			(items ?? []).map((item) => [item.json.subject, item.json[LINEAGE_WARNING_FIELD]]),
+		);
+	const ALL_MARKED = shape(submittedOutputs()).map((items) =>
+		items.map((item) => [item.subject, LINEAGE_NOT_KEPT]),
+	);
+
 	it.each<[string, (run: IRunExecutionData) => void]>([
 		[
 			'the execution still has its waitTill (n8n did not clear it)',
@@ -214,19 +226,52 @@ describe('Review resumed by a submitted review', () => {
 				run.executionData!.nodeExecutionStack = [];
 			},
 		],
-	])('returns the lists untouched when %s', (_, change) => {
+	])('when %s: the execution untouched, every item marked, a warning in n8n’s log', (_, change) => {
 		const { workflow, node } = reviewWorkflow();
 		const run = waitingExecution(node, change);
 		const before = JSON.stringify(run);
-		const outputs = submittedOutputs();
-		expect(routeOnResume(webhookOn(workflow, node, run), outputs)).toBe(outputs);
+		const context = webhookOn(workflow, node, run);
+		const warn = jest.spyOn(context.logger, 'warn');
+		const returned = routeOnResume(context, submittedOutputs());
 		expect(JSON.stringify(run)).toBe(before);
+		// The lists as the page assembled them, each item saying its lineage was not kept.
+		expect(shape(returned)).toEqual(EXPECTED);
+		expect(marks(returned)).toEqual(ALL_MARKED);
+		expect(warn).toHaveBeenCalledWith(expect.stringContaining('lineage could not be kept'));
 	});
 
-	it('returns the lists untouched without execution data', () => {
+	it('marks every item without execution data', () => {
 		const { workflow, node } = reviewWorkflow();
-		const outputs = submittedOutputs();
-		expect(routeOnResume(webhookOn(workflow, node, null), outputs)).toBe(outputs);
+		expect(marks(routeOnResume(webhookOn(workflow, node, null), submittedOutputs()))).toEqual(
+			ALL_MARKED,
+		);
+	});
+
+	it('marks nothing when the lineage is kept', () => {
+		const { workflow, node } = reviewWorkflow();
+		const run = waitingExecution(node);
+		const workflowData = routeOnResume(webhookOn(workflow, node, run), submittedOutputs());
+		expect(workflowData.flat().some((item) => LINEAGE_WARNING_FIELD in item.json)).toBe(false);
+	});
+
+	it('a later n8n that clears waitTill only after the webhook: n8n’s lineage, every item on every output says it', async () => {
+		// The fallback forced: the webhook sees the execution still waiting, so it leaves it as it
+		// is; n8n then resumes the disabled node and forwards the lists (its own lineage).
+		const { workflow, node } = reviewWorkflow();
+		const run = waitingExecution(node, (execution) => {
+			execution.waitTill = new Date();
+		});
+		const workflowData = routeOnResume(webhookOn(workflow, node, run), submittedOutputs());
+		run.waitTill = undefined;
+		const done = await resume(workflow, run, workflowData);
+		expect(done.data.resultData.error).toBeUndefined();
+		const main = done.data.resultData.runData[REVIEW][0].data?.main;
+		// What n8n gives: positions in each list, not the items' own input items.
+		expect(shape(main)[3]).toEqual([
+			{ subject: 'Invoice and crash', pairedItem: { item: 0, input: 3 } },
+			{ subject: 'Password and payment', pairedItem: { item: 1, input: 3 } },
+		]);
+		expect(marks(main)).toEqual(ALL_MARKED);
 	});
 
 	it('fails with a message, putting nothing out, when the routes do not match the items', async () => {

@@ -10,7 +10,7 @@ test.each<[string, unknown, RegExp | string]>([
 	[
 		'without /v1',
 		'https://api.example.com',
-		/must end with the API version \/v1, e\.g\. https:\/\/api\.example\.com\/v1/,
+		/^Base URL must end with the API version \/v1: https:\/\/api\.example\.com is not the Decision Service API's address\. It looks like https:\/\/api\.example\.com\/v1 \(the local sandbox, npm start: http:\/\/127\.0\.0\.1:8787\/v1\)\.$/,
 	],
 	['another version', 'https://api.example.com/v2', /must end with the API version \/v1/],
 	['http to a remote host', 'http://api.example.com/v1', /must use https:\/\//],
@@ -28,5 +28,34 @@ test.each<[string, unknown, RegExp | string]>([
 
 it('never repeats a password it was given', () => {
 	const checked = checkBaseUrl('https://me:hunter2@api.example.com/v1');
+	expect(JSON.stringify(checked)).not.toContain('hunter2');
+});
+
+describe("n8n's own address typed as the Base URL", () => {
+	// n8n at http://127.0.0.1:5701: its address plus /v1 is not the API either.
+	const checked = checkBaseUrl('http://127.0.0.1:5701/');
+	const problem = checked.ok ? '' : checked.problem;
+
+	it('says that the address is not the API', () => {
+		expect(problem).toContain("http://127.0.0.1:5701 is not the Decision Service API's address");
+	});
+
+	it('offers no example made of the typed address plus /v1', () => {
+		expect(problem).not.toContain('5701/v1');
+		expect(problem).toContain('https://api.example.com/v1');
+		expect(problem).toContain('http://127.0.0.1:8787/v1');
+	});
+
+	it('names the path typed, so a wrong path is seen', () => {
+		const other = checkBaseUrl('http://127.0.0.1:5701/rest');
+		expect(other.ok ? '' : other.problem).toContain(
+			"http://127.0.0.1:5701/rest is not the Decision Service API's address",
+		);
+	});
+});
+
+it('never repeats a password given in an address without /v1', () => {
+	const checked = checkBaseUrl('https://me:hunter2@api.example.com');
+	expect(checked.ok).toBe(false);
 	expect(JSON.stringify(checked)).not.toContain('hunter2');
 });

@@ -3,7 +3,8 @@
  * waiting node disabled and forwards its webhook's lists, rewriting every item's lineage to its
  * place in its list (docs/what-happens-when.md, "Review and item lineage"); so the webhook hands
  * the items in one list and where each goes (routeOnResume), and n8n runs the node's execute once
- * more, which puts them back on their outputs (resumedOutputs).
+ * more, which puts them back on their outputs (resumedOutputs). When the execution is not as n8n
+ * 2.41.1 hands it, n8n's own lineage stays and every item says so (markLineageNotKept).
  */
 import {
 	NodeOperationError,
@@ -18,6 +19,11 @@ import { ownValue } from '../../../../../src/contract';
  * which input item each item is, per output: `{ outputs: number[][] }` (routeOnResume).
  */
 export const RESUME_ROUTES = 'decisionServiceReview';
+
+/** The field each item gets when its lineage could not be kept, and what it says. */
+export const LINEAGE_WARNING_FIELD = 'lineageWarning';
+export const LINEAGE_NOT_KEPT =
+	"Review could not pair this item with its own input item: this n8n resumes a review differently from n8n 2.41.1, the version Review was tested with. After Review, $('an earlier node').item may give another item's data; read this item's own fields instead. See the package's docs/compatibility.md.";
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
 	typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -53,7 +59,9 @@ function resumingEntry(n8n: IWebhookFunctions): Record<string, unknown> | undefi
  * reviewed one an input Review does not have. So when the execution is as n8n 2.41.1 hands it
  * (resumingEntry), the node is enabled again, the items go in one list and where each goes in the
  * entry's metadata: n8n then runs execute, which routes them (resumedOutputs). Otherwise the lists
- * go as they are and n8n forwards them (docs/what-happens-when.md, "Review and item lineage").
+ * go as they are, each item marked, and n8n forwards them (docs/what-happens-when.md, "Review and
+ * item lineage"): the node's code does not run again, so the mark on the items and a line in
+ * n8n's log are all it can leave.
  */
 export function routeOnResume(
 	n8n: IWebhookFunctions,
@@ -66,16 +74,38 @@ export function routeOnResume(
 		}),
 	);
 	const all = indexes.flat();
-	if (!all.length || !all.every((index) => Number.isInteger(index) && Number(index) >= 0))
-		return outputs;
+	if (!all.length) return outputs;
+	if (!all.every((index) => Number.isInteger(index) && Number(index) >= 0))
+		return markLineageNotKept(n8n, outputs);
 	const entry = resumingEntry(n8n);
-	if (!entry) return outputs;
+	if (!entry) return markLineageNotKept(n8n, outputs);
 	entry.metadata = {
 		...(entry.metadata as Record<string, unknown> | undefined),
 		[RESUME_ROUTES]: { outputs: indexes },
 	};
 	(entry.node as Record<string, unknown>).disabled = false;
 	return [outputs.flat()];
+}
+
+/**
+ * The lists as n8n will forward them, each item carrying LINEAGE_WARNING_FIELD: n8n resumes the
+ * node disabled and runs none of its code, so no execution hint can be added to that run
+ * (n8n-core workflow-execute.js, handleDisabledNode); the field shows on every item in the output
+ * panel, and the log line in n8n's log.
+ */
+function markLineageNotKept(
+	n8n: IWebhookFunctions,
+	outputs: INodeExecutionData[][],
+): INodeExecutionData[][] {
+	n8n.logger.warn(
+		`Decision Service Review "${n8n.getNode().name}": the items' lineage could not be kept (this n8n resumes a waiting node differently from n8n 2.41.1); each item carries "${LINEAGE_WARNING_FIELD}".`,
+	);
+	return outputs.map((items) =>
+		items.map((item) => ({
+			...item,
+			json: { ...item.json, [LINEAGE_WARNING_FIELD]: LINEAGE_NOT_KEPT },
+		})),
+	);
 }
 
 /**
