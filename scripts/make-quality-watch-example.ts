@@ -93,6 +93,31 @@ function insertRows(id: string, name: string, tableName: string, position: [numb
 	};
 }
 
+/**
+ * Data Table: each item stored as the row whose `column` holds the item's own value (updated in
+ * place when it is there, else inserted), its fields matched to the columns by name.
+ */
+function upsertRows(
+	id: string,
+	name: string,
+	tableName: string,
+	column: string,
+	position: [number, number],
+): Node {
+	const insert = insertRows(id, name, tableName, position);
+	return {
+		...insert,
+		parameters: {
+			...insert.parameters,
+			operation: 'upsert',
+			matchType: 'allConditions',
+			filters: {
+				conditions: [{ keyName: column, condition: 'eq', keyValue: `={{ $json.${column} }}` }],
+			},
+		},
+	};
+}
+
 /** Data Table: the rows of one decision. */
 function rowsOf(
 	id: string,
@@ -174,7 +199,9 @@ const uuid = (prefix: string, n: number) =>
 const W = (n: number) => uuid('7a11c4e0-5e32', n);
 const WATCH_NOTE = [
 	'## What a run costs',
-	`Each run decides **every stored row once** on the live version: **one unit per row** (${REVIEWS_TABLE} rows of this decision). 200 rows: 200 units a week. Set *Max Decides per Execution* in *Watch quality* to cap it; rows beyond it fail unsent.`,
+	`Each run decides **every stored row once** on the live version: **one unit per row** (${REVIEWS_TABLE} rows of this decision). 200 rows: 200 units a week. Set *Max Decides per Execution* in *Watch quality* to cap it: rows beyond it are not sent, and the report says it is **partial** (its figures row too): a partial run is never compared nor used as the next baseline.`,
+	'',
+	"A bad row (an answer the decision does not know, none at all) never stops the run: the report's `bad_rows` and its message name each one, with what to fix.",
 	'',
 	`The figures of each run go to the table **${FIGURES_TABLE}**; the next run compares with the last one. **Drift** gets the report when accuracy dropped more than *Drop Alert Threshold* (5 points).`,
 	'',
@@ -218,7 +245,8 @@ const watchNodes: Node[] = [
 		parameters: {
 			...evaluateStored,
 			evaluateOptions: {
-				previousFigures: "={{ $('Previous figures').last().json }}",
+				// Every earlier row: the last full one is the baseline (a partial one never is).
+				previousFigures: "={{ $('Previous figures').all().map((row) => row.json) }}",
 				dropThreshold: 5,
 			},
 		},
@@ -358,9 +386,11 @@ function withStore(review: {
 			},
 		},
 		fieldAsItem(R(3), 'Labeled row', 'review', [1980, 240]),
-		// A store that fails (the table deleted) never stops the tickets: they are routed already.
+		// One row per review, keyed on its id: every copy of a review Review put on a picked label's
+		// output (classify) updates the same row, and a re-run stores it again in place. A store that
+		// fails (the table deleted) never stops the tickets: they are routed already.
 		{
-			...insertRows(R(4), 'Store review', REVIEWS_TABLE, [2200, 240]),
+			...upsertRows(R(4), 'Store review', REVIEWS_TABLE, 'review_id', [2200, 240]),
 			onError: 'continueRegularOutput',
 		},
 	);

@@ -16,8 +16,13 @@ function row(name: string, before: string, after: string, change: string): strin
 	return `<tr><td class="key">${escapeHtml(name)}</td><td>${before}</td><td>${after}</td><td>${change}</td></tr>`;
 }
 
-/** The section; empty when the report has nothing to compare with. */
+/** The section; a partial run's notice; empty when the report has nothing to compare with. */
 export function driftSection(drift: Drift | undefined): string {
+	if (drift?.partial) {
+		// The message's partial line says why and what it was not compared with.
+		const line = drift.message.split('\n').find((each) => each.startsWith('Partial run:'));
+		return `<h2>A partial run</h2><p class="alert" role="alert">${escapeHtml(line ?? 'Partial run: some rows were not scored.')}</p>`;
+	}
 	if (!drift || !drift.compared) return '';
 	const rows = [
 		row(

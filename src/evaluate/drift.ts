@@ -6,7 +6,10 @@ import type { ClassMetrics, Metrics } from './metrics-types';
 import type { Summary } from './summary';
 
 /** The columns of the figures table, in the order a table is created with them. */
-export const FIGURES_ROW_COLUMNS: ReadonlyArray<{ name: string; type: 'string' | 'number' }> = [
+export const FIGURES_ROW_COLUMNS: ReadonlyArray<{
+	name: string;
+	type: 'string' | 'number' | 'boolean';
+}> = [
 	{ name: 'evaluated_at', type: 'string' },
 	{ name: 'decision', type: 'string' },
 	{ name: 'live_version', type: 'number' },
@@ -19,6 +22,9 @@ export const FIGURES_ROW_COLUMNS: ReadonlyArray<{ name: string; type: 'string' |
 	{ name: 'close_call_gap', type: 'number' },
 	{ name: 'units_charged', type: 'number' },
 	{ name: 'per_answer', type: 'string' },
+	{ name: 'partial', type: 'boolean' },
+	{ name: 'not_scored', type: 'number' },
+	{ name: 'bad_rows', type: 'number' },
 ];
 
 /** One answer's precision and recall (null: nothing to divide by). */
@@ -43,6 +49,15 @@ export interface FiguresRow {
 	close_call_gap: number | null;
 	units_charged: number;
 	per_answer: string;
+	/**
+	 * Some rows were not scored for a reason that is not theirs (Max Decides per Execution, the
+	 * service failing): the figures cover part of the set, so they are never a baseline.
+	 */
+	partial: boolean;
+	/** Rows not scored for that reason. */
+	not_scored: number;
+	/** Rows not scored because of what they hold (named in the report, to fix). */
+	bad_rows: number;
 }
 
 const round = (value: number | null | undefined): number | null =>
@@ -56,7 +71,15 @@ function classesOf(metrics: Metrics): ClassMetrics[] {
 export function figuresRow(
 	metrics: Metrics,
 	summary: Summary,
-	meta: { decision: string; liveVersion: number | null; evaluatedAt: string },
+	meta: {
+		decision: string;
+		liveVersion: number | null;
+		evaluatedAt: string;
+		/** Units this node charged (live and compared decides); else the scored items' own. */
+		unitsCharged?: number;
+		notScored?: number;
+		badRows?: number;
+	},
 ): FiguresRow {
 	const perAnswer: AnswerFigures[] = classesOf(metrics).map((each) => ({
 		key: each.key,
@@ -75,9 +98,17 @@ export function figuresRow(
 		coverage: round(metrics.coverage),
 		min_confidence: summary.confidence ? summary.confidence.value : null,
 		close_call_gap: summary.closeCallGap ? summary.closeCallGap.value : null,
-		units_charged: metrics.units.charged,
+		units_charged: meta.unitsCharged ?? metrics.units.charged,
 		per_answer: JSON.stringify(perAnswer),
+		partial: (meta.notScored ?? 0) > 0,
+		not_scored: meta.notScored ?? 0,
+		bad_rows: meta.badRows ?? 0,
 	};
+}
+
+/** A stored yes/no as a Data Table, a sheet or JSON gives it back. */
+function isYes(value: unknown): boolean {
+	return value === true || value === 1 || value === 'true' || value === '1';
 }
 
 const numberOrNull = (value: unknown): number | null => {
@@ -120,7 +151,9 @@ function perAnswerOf(value: unknown): AnswerFigures[] {
 
 /**
  * A previous row read back (from a Data Table, a sheet, an earlier report's `figures`): undefined
- * when it holds no figures (an empty item, the first run of a watch). Also accepts JSON text.
+ * when it holds no figures (an empty item, the first run of a watch) or partial ones (a capped
+ * run: never a baseline). Also accepts JSON text, and a list of rows oldest first: the last full
+ * one is read.
  */
 export function readFiguresRow(value: unknown): FiguresRow | undefined {
 	let row: unknown = value;
@@ -132,8 +165,15 @@ export function readFiguresRow(value: unknown): FiguresRow | undefined {
 			return undefined;
 		}
 	}
-	if (Array.isArray(row)) row = row[row.length - 1];
+	if (Array.isArray(row)) {
+		for (let at = row.length - 1; at >= 0; at--) {
+			const read = readFiguresRow(row[at] as unknown);
+			if (read) return read;
+		}
+		return undefined;
+	}
 	if (typeof row !== 'object' || row === null) return undefined;
+	if (isYes(own(row, 'partial'))) return undefined;
 	const total = numberOrNull(own(row, 'total'));
 	const accuracy = numberOrNull(own(row, 'accuracy'));
 	const coverage = numberOrNull(own(row, 'coverage'));
@@ -155,6 +195,9 @@ export function readFiguresRow(value: unknown): FiguresRow | undefined {
 		close_call_gap: numberOrNull(own(row, 'close_call_gap')),
 		units_charged: numberOrNull(own(row, 'units_charged')) ?? 0,
 		per_answer: JSON.stringify(perAnswerOf(own(row, 'per_answer'))),
+		partial: false,
+		not_scored: numberOrNull(own(row, 'not_scored')) ?? 0,
+		bad_rows: numberOrNull(own(row, 'bad_rows')) ?? 0,
 	};
 }
 
@@ -172,8 +215,10 @@ export interface AnswerChange {
 }
 
 export interface Drift {
-	/** Whether earlier figures were given. */
+	/** Whether earlier figures were given and compared (never for a partial run). */
 	compared: boolean;
+	/** This run's figures are partial: not compared, and not a baseline. */
+	partial: boolean;
 	previous_evaluated_at: string | null;
 	previous_version: number | null;
 	accuracy: Change;
@@ -226,17 +271,35 @@ function answerLine(each: AnswerChange): string {
 	return `${each.key}: ${part('precision', each.precision)}, ${part('recall', each.recall)}`;
 }
 
+/** What the message says beside the figures: the rows to fix, why rows went unscored, the cost. */
+export interface RunNotes {
+	/** Each bad row named, with what to fix. */
+	badRows?: readonly string[];
+	/** Why rows went unscored (a partial run). */
+	notScoredBecause?: string;
+	/** Runs the items carried, paid by the node that decided them (one unit each). */
+	paidUpstream?: number;
+}
+
+const plural = (count: number, one: string, many = `${one}s`) =>
+	`${count} ${count === 1 ? one : many}`;
+
+const when = (row: FiguresRow) =>
+	row.evaluated_at ? `${row.evaluated_at.slice(0, 16).replace('T', ' ')} UTC` : 'the last run';
+
 /**
  * What changed between the previous row and this one, and whether accuracy dropped by more than
- * `threshold` points. `name`: the decision's name for the message.
+ * `threshold` points. `name`: the decision's name for the message. A partial run (current.partial)
+ * is compared with nothing: its figures cover part of the set.
  */
 export function driftOf(
 	previous: FiguresRow | undefined,
 	current: FiguresRow,
 	threshold: number,
 	name = current.decision,
+	notes: RunNotes = {},
 ): Drift {
-	const before = previous;
+	const before = current.partial ? undefined : previous;
 	const accuracy = change(before ? before.accuracy : null, current.accuracy);
 	const coverage = change(before ? before.coverage : null, current.coverage);
 	const minConfidence = change(
@@ -281,23 +344,40 @@ export function driftOf(
 			? ` since ${before.evaluated_at.slice(0, 16).replace('T', ' ')} UTC`
 			: ' since the last evaluation'
 		: '';
+	const partial = current.partial
+		? ` (partial: ${plural(current.not_scored, 'row')} not scored)`
+		: '';
 	const lines = [
-		`${name}, ${version}, on ${current.total} labeled items${since}:`,
+		`${name}, ${version}, on ${current.total} labeled items${since}${partial}:`,
 		`• ${rateLine('Accuracy', accuracy)}: ${current.right} of ${current.answered} answered right`,
 		`• ${rateLine('Answered', coverage)}`,
 		...perAnswer.map((each) => `• ${answerLine(each)}`),
 		`• ${settingLine('Recommended minimum confidence', minConfidence, Boolean(before))}; ${settingLine('Close Call Gap', closeCallGap, Boolean(before))}`,
 	];
-	if (!before) lines.push('No earlier figures: this run is the baseline.');
+	if (current.partial)
+		lines.push(
+			`Partial run: ${plural(current.not_scored, 'row')} not scored${notes.notScoredBecause ? ` (${notes.notScoredBecause})` : ''}. Not compared with ${previous ? `the figures of ${when(previous)}` : 'earlier figures'}, and never a baseline: the next run compares with the last full one.`,
+		);
+	else if (!before) lines.push('No earlier figures: this run is the baseline.');
 	else if (dropped)
 		lines.push(
 			`Alert: accuracy dropped ${accuracyDrop!.toFixed(1)} points, beyond the ${threshold}-point threshold.`,
 		);
 	else if (!perAnswer.length && accuracy.points === 0 && coverage.points === 0)
 		lines.push('Nothing changed.');
-	lines.push(`Cost: ${current.units_charged} units.`);
+	const badRows = notes.badRows ?? [];
+	if (badRows.length)
+		lines.push(
+			`${plural(badRows.length, 'row')} not scored, to fix:`,
+			...badRows.map((each) => `• ${each}`),
+		);
+	const upstream = notes.paidUpstream
+		? ` here; the ${plural(notes.paidUpstream, 'run')} the items carried were paid upstream (${plural(notes.paidUpstream, 'unit')})`
+		: '';
+	lines.push(`Cost: ${plural(current.units_charged, 'unit')}${upstream}.`);
 	return {
 		compared: Boolean(before),
+		partial: current.partial,
 		previous_evaluated_at: before ? before.evaluated_at || null : null,
 		previous_version: before ? before.live_version : null,
 		accuracy,

@@ -8,6 +8,7 @@ export const LABELED_ROW_COLUMNS: ReadonlyArray<{
 	name: string;
 	type: 'string' | 'number' | 'boolean';
 }> = [
+	{ name: 'review_id', type: 'string' },
 	{ name: 'status', type: 'string' },
 	{ name: 'answer', type: 'string' },
 	{ name: 'agreed', type: 'boolean' },
@@ -56,20 +57,69 @@ export interface ReviewRowInput {
 	workflowId?: string;
 }
 
+/** FNV-1a over a text, as 8 hex digits: a short, stable name for what a runless item was asked. */
+function fingerprint(text: string): string {
+	let hash = 0x811c9dc5;
+	for (let at = 0; at < text.length; at++) {
+		hash ^= text.charCodeAt(at);
+		hash = Math.imul(hash, 0x01000193) >>> 0;
+	}
+	return hash.toString(16).padStart(8, '0');
+}
+
+/**
+ * One id per review: the execution and the run reviewed (an item with no run: what it was asked
+ * and the pick). Every copy Review puts on a picked label's output carries the same id, so a Data
+ * Table Upsert keyed on it stores one row per review, and a re-run stores it again in place.
+ */
+export function reviewIdOf(review: {
+	executionId?: string;
+	runId?: string;
+	input?: string | Record<string, unknown>;
+	picked?: readonly string[];
+}): string | undefined {
+	if (!review.executionId) return undefined;
+	if (review.runId) return `${review.executionId}/${review.runId}`;
+	const asked =
+		typeof review.input === 'string' ? review.input : JSON.stringify(review.input ?? null);
+	return `${review.executionId}/asked-${fingerprint(JSON.stringify([asked, review.picked ?? []]))}`;
+}
+
+/**
+ * The review a stored row is (rows stored before `review_id` existed: their execution and run),
+ * or undefined for a row a team added by hand. Read as the row's own keys only.
+ */
+export function storedReviewId(row: object): string | undefined {
+	const own = (key: string): unknown =>
+		Object.prototype.hasOwnProperty.call(row, key)
+			? (row as Record<string, unknown>)[key]
+			: undefined;
+	const id = own('review_id');
+	if (typeof id === 'string' && id.trim() !== '') return id;
+	const executionId = own('execution_id');
+	const runId = own('run_id');
+	return typeof executionId === 'string' && typeof runId === 'string' && executionId && runId
+		? reviewIdOf({ executionId, runId })
+		: undefined;
+}
+
 type Cell = string | number | boolean | null;
 
 /**
- * The review of one item: `status`, `answer`, `agreed`, `note`, `feedback` (the text sent to the
+ * The review of one item: `review_id` (one per review, reviewIdOf), `status`, `answer`, `agreed`, `note`, `feedback` (the text sent to the
  * service) as before, then what makes it a labeled item: the decision, its version, the run, the
  * machine's answer, what it was asked (JSON text), when and in which execution. Every value is a
  * text, a number or a yes/no; a value not known is left out (the table keeps it empty).
  */
 export function reviewRow(review: ReviewRowInput): Record<string, Cell> {
-	const row: Record<string, Cell> = {
+	const row: Record<string, Cell> = {};
+	const id = reviewIdOf(review);
+	if (id) row.review_id = id;
+	Object.assign(row, {
 		status: 'reviewed',
 		answer: answerText(review.picked, review.labels),
 		agreed: review.agreed,
-	};
+	});
 	if (review.note) row.note = review.note;
 	if (review.feedback) {
 		const { value, sent, error } = review.feedback;

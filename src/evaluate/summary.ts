@@ -67,8 +67,8 @@ function settingSentence(name: string, effect: SettingEffect | null, target: str
 	return `A ${name} of ${effect.value.toFixed(2)} would send ${effect.sentToReview} answered items to review, ${effect.wrongCaught} of them wrong, and leave ${percent(effect.accuracy)} right.`;
 }
 
-/** The evaluation in people's words. */
-export function summaryOf(metrics: Metrics): Summary {
+/** The evaluation in people's words; `cost`: what the node charged (costSentence). */
+export function summaryOf(metrics: Metrics, cost: Cost = costOfMetrics(metrics)): Summary {
 	const answered = metrics.items.filter((outcome) => outcome.answered);
 	const right = answered.filter((outcome) => outcome.correct).length;
 	const target = percent(metrics.targetAccuracy);
@@ -102,11 +102,49 @@ export function summaryOf(metrics: Metrics): Summary {
 	}
 	sentences.push(settingSentence('minimum confidence', confidence, target));
 	sentences.push(settingSentence('Close Call Gap', closeCallGap, target));
-	sentences.push(
-		`Charged ${metrics.units.charged} units: ${metrics.units.fresh} decided now, ${metrics.units.reused} scored free from runs the items carried.`,
-	);
+	sentences.push(costSentence(cost));
 	return { headline, sentences, confidence, closeCallGap };
 }
+
+/** What the evaluating node charged, and what the runs it scored free were paid upstream. */
+export interface Cost {
+	/** Units this node charged: its live decides and Compare With Version's. */
+	charged: number;
+	/** Decides on the live version. */
+	live: number;
+	/** Decides on the compared version, when asked. */
+	compared?: { version: number; charged: number };
+	/** Runs the items carried, scored free: paid by the node that decided them, one unit each. */
+	upstream: number;
+	/** Failures after sending: the service may have charged them. */
+	mayHaveBeenCharged: number;
+}
+
+const units = (count: number) => `${count} ${count === 1 ? 'unit' : 'units'}`;
+
+/** The cost sentence: what this node charged, beside what the items cost upstream. */
+export function costSentence(cost: Cost): string {
+	const parts = [`${cost.live} decided on the live version`];
+	if (cost.compared) parts.push(`${cost.compared.charged} on version ${cost.compared.version}`);
+	let sentence = `Charged ${units(cost.charged)} here: ${parts.join(', ')}`;
+	if (cost.mayHaveBeenCharged)
+		sentence += `; ${cost.mayHaveBeenCharged} failed after sending and may have been charged`;
+	sentence += '.';
+	if (cost.upstream)
+		sentence += ` The ${cost.upstream} runs the items carried were paid upstream (${units(cost.upstream)}, by the node that decided them) and scored here free.`;
+	return sentence;
+}
+
+/** The cost as the scored items alone say it (no compared decides, nothing after sending). */
+export function costOfMetrics(metrics: Metrics): Cost {
+	return {
+		charged: metrics.units.charged,
+		live: metrics.units.fresh,
+		upstream: metrics.units.reused,
+		mayHaveBeenCharged: 0,
+	};
+}
+
 
 const snake = (key: string): string =>
 	key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);

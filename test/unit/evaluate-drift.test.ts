@@ -6,13 +6,16 @@
 import type { INodeParameters } from 'n8n-workflow';
 import {
 	comparisonSentence,
+	costSentence,
 	driftSection,
 	renderReport,
 	driftOf,
 	evaluate,
 	figuresRow,
 	readFiguresRow,
+	reviewIdOf,
 	reviewRow,
+	storedReviewId,
 	summaryOf,
 	tallyOf,
 	type EvaluationDecision,
@@ -54,10 +57,10 @@ const worse = [
 ];
 
 describe('figuresRow', () => {
-	it('is flat: texts, numbers and nulls only, per-answer figures as JSON text', () => {
+	it('is flat: texts, numbers, yes/no and nulls only, per-answer figures as JSON text', () => {
 		const row = rowOf(worse, 4);
 		for (const value of Object.values(row))
-			expect(['string', 'number', 'object']).toContain(
+			expect(['string', 'number', 'boolean', 'object']).toContain(
 				typeof value === 'object' ? 'object' : typeof value,
 			);
 		for (const value of Object.values(row)) if (typeof value === 'object') expect(value).toBeNull();
@@ -70,6 +73,9 @@ describe('figuresRow', () => {
 			accuracy: 0.6667,
 			coverage: 0.75,
 			units_charged: 4,
+			partial: false,
+			not_scored: 0,
+			bad_rows: 0,
 		});
 		expect(JSON.parse(row.per_answer)).toEqual([
 			{ key: 'billing', precision: 1, recall: 0.5, support: 2 },
@@ -79,7 +85,40 @@ describe('figuresRow', () => {
 	});
 });
 
+describe('figuresRow of a run that could not score every row', () => {
+	it('says partial when rows went unscored (the cap), and counts the bad rows apart', () => {
+		const { metrics } = evaluate(decision, good, { targetAccuracy: 0.9 });
+		const meta = { decision: 'ticket-routing', liveVersion: 3, evaluatedAt: 'now' };
+		expect(
+			figuresRow(metrics, summaryOf(metrics), { ...meta, notScored: 34, badRows: 2 }),
+		).toMatchObject({ partial: true, not_scored: 34, bad_rows: 2 });
+		// Bad rows alone: the set is the good rows, all scored: a full run.
+		expect(figuresRow(metrics, summaryOf(metrics), { ...meta, badRows: 3 })).toMatchObject({
+			partial: false,
+			bad_rows: 3,
+		});
+		// The units are what the node charged (both versions' decides), when it says.
+		expect(
+			figuresRow(metrics, summaryOf(metrics), { ...meta, unitsCharged: 8 }).units_charged,
+		).toBe(8);
+	});
+});
+
 describe('readFiguresRow', () => {
+	it('never takes a partial row as a baseline: the last full row of a list is read', () => {
+		const full = rowOf(good, 3);
+		const partial = { ...rowOf(worse, 3, '2026-11-25T18:00:00.000Z'), partial: true };
+		expect(readFiguresRow(partial)).toBeUndefined();
+		// As a Data Table gives a yes/no back, or a sheet its text.
+		expect(readFiguresRow({ ...partial, partial: 'true' })).toBeUndefined();
+		expect(readFiguresRow([full, partial])).toEqual(full);
+		expect(readFiguresRow([partial])).toBeUndefined();
+		// Rows stored before the column existed are full runs.
+		const { partial: _p, not_scored: _n, bad_rows: _b, ...older } = full;
+		void [_p, _n, _b];
+		expect(readFiguresRow(older)).toEqual(full);
+	});
+
 	it('reads a Data Table row back (its own id and dates beside), JSON text, or nothing', () => {
 		const row = rowOf(good, 3);
 		const stored = { id: 7, createdAt: '2026-11-24T18:00:01.000Z', ...row };
@@ -132,6 +171,48 @@ describe('driftOf', () => {
 		const drift = driftOf(undefined, rowOf(worse, 4), 0);
 		expect(drift).toMatchObject({ compared: false, dropped: false, accuracy_drop: null });
 		expect(drift.message).toContain('No earlier figures: this run is the baseline.');
+	});
+
+	it('a partial run is compared with nothing, never alerts, and says why it is partial', () => {
+		const before = rowOf(good, 3);
+		const capped = {
+			...rowOf(worse, 3, '2026-11-25T18:00:00.000Z'),
+			partial: true,
+			not_scored: 34,
+		};
+		const drift = driftOf(before, capped, 5, 'Ticket routing', {
+			notScoredBecause: 'Not sent: Max Decides per Execution (10) is reached',
+		});
+		expect(drift).toMatchObject({
+			compared: false,
+			partial: true,
+			dropped: false,
+			accuracy_drop: null,
+			accuracy: { before: null, after: 0.6667, points: null },
+		});
+		const lines = drift.message.split('\n');
+		expect(lines[0]).toBe(
+			'Ticket routing, live version 3, on 4 labeled items (partial: 34 rows not scored):',
+		);
+		expect(lines).toContain(
+			'Partial run: 34 rows not scored (Not sent: Max Decides per Execution (10) is reached). Not compared with the figures of 2026-11-24 18:00 UTC, and never a baseline: the next run compares with the last full one.',
+		);
+		expect(drift.message).not.toContain('baseline.');
+		expect(driftSection(drift)).toContain('Partial run: 34 rows not scored');
+	});
+
+	it('names every bad row, and says what the node charged beside what was paid upstream', () => {
+		const drift = driftOf(undefined, rowOf(good, 3), 5, 'Ticket routing', {
+			badRows: ['Item 2 (row 17): No expected answer', 'Item 5: The expected option "x"'],
+			paidUpstream: 100,
+		});
+		const lines = drift.message.split('\n');
+		expect(lines.slice(-4)).toEqual([
+			'2 rows not scored, to fix:',
+			'• Item 2 (row 17): No expected answer',
+			'• Item 5: The expected option "x"',
+			'Cost: 4 units here; the 100 runs the items carried were paid upstream (100 units).',
+		]);
 	});
 
 	it('says "Nothing changed." when nothing did', () => {
@@ -209,6 +290,51 @@ describe('comparisonSentence', () => {
 	});
 });
 
+describe('costSentence', () => {
+	it("counts both versions' decides, and the carried runs as paid upstream", () => {
+		expect(
+			costSentence({
+				charged: 18,
+				live: 9,
+				compared: { version: 1, charged: 9 },
+				upstream: 0,
+				mayHaveBeenCharged: 0,
+			}),
+		).toBe('Charged 18 units here: 9 decided on the live version, 9 on version 1.');
+		expect(costSentence({ charged: 0, live: 0, upstream: 100, mayHaveBeenCharged: 0 })).toBe(
+			'Charged 0 units here: 0 decided on the live version. The 100 runs the items carried were paid upstream (100 units, by the node that decided them) and scored here free.',
+		);
+	});
+});
+
+describe('the review id', () => {
+	const review = {
+		picked: ['billing', 'refund'],
+		labels: true,
+		agreed: false,
+		decision: 'content-labels',
+		machineAnswer: [],
+		reviewedAt: '2026-11-25T10:00:00.000Z',
+		executionId: '12',
+	};
+	it('is one per review: the execution and the run, else what was asked and picked', () => {
+		expect(reviewRow({ ...review, runId: 'run_1' }).review_id).toBe('12/run_1');
+		const a = reviewRow({ ...review, input: { subject: 'a' } }).review_id;
+		const b = reviewRow({ ...review, input: { subject: 'b' } }).review_id;
+		expect(a).toMatch(/^12\/asked-[0-9a-f]{8}$/);
+		expect(b).not.toBe(a);
+		expect(reviewRow({ ...review, input: { subject: 'a' } }).review_id).toBe(a);
+		expect(reviewIdOf({ runId: 'run_1' })).toBeUndefined();
+	});
+	it('is read back from a stored row, or from its execution and run (rows stored before)', () => {
+		expect(storedReviewId({ review_id: '12/run_1', run_id: 'other' })).toBe('12/run_1');
+		expect(storedReviewId({ execution_id: '12', run_id: 'run_1' })).toBe('12/run_1');
+		expect(storedReviewId({ answer: 'billing', input: '{}' })).toBeUndefined();
+		const inherited = Object.create({ review_id: 'x', execution_id: '1', run_id: 'r' }) as object;
+		expect(storedReviewId(inherited)).toBeUndefined();
+	});
+});
+
 describe('reviewRow', () => {
 	it('is one flat row: what the Data Table node stores with no mapping', () => {
 		const row = reviewRow({
@@ -229,6 +355,7 @@ describe('reviewRow', () => {
 			workflowId: 'wf',
 		});
 		expect(row).toEqual({
+			review_id: '12/run_1',
 			status: 'reviewed',
 			answer: 'billing, refund',
 			agreed: false,

@@ -6,6 +6,15 @@ import { evaluate, type ScoredItem } from '../../src/evaluate';
 import { flattenText, modelOf, runEngine } from '../../sandbox/engine';
 import { SEED_DECISIONS } from '../../sandbox/seed';
 import { isMislabeled, makeLabeledSet, SIZE, TEAMS, toCsv } from '../../scripts/make-labeled-set';
+import type { ItemAnswer } from '../../src/answer';
+import type { Prepared } from '../../nodes/DecisionService/pipeline/prepare';
+import {
+	NotAsked,
+	badRowText,
+	expectedCell,
+	repeatsOf,
+	unscoredOf,
+} from '../../nodes/DecisionService/actions/decision/evaluate/inputs';
 
 // The labeled set of examples/ticket-routing-labeled.csv, run through the sandbox's own engine
 // (sandbox/engine.ts, the jev engine the demo decision `ticket-routing` answers with), then
@@ -118,5 +127,65 @@ describe('the labeled ticket set', () => {
 		expect(metrics.coverage).toBeGreaterThan(0.75);
 		expect(truthMetrics.accuracy).toBeGreaterThan(metrics.accuracy as number);
 		expect(metrics.units).toEqual({ charged: SIZE, fresh: SIZE, reused: 0 });
+	});
+});
+
+describe('stored rows as labeled items (Evaluate, evaluate/inputs.ts)', () => {
+	const run = (runId: string) => ({ runId }) as ItemAnswer;
+
+	it('reads a JSON-text list as the list it is; an empty or blank answer as none', () => {
+		expect(expectedCell('["spam","promotion"]')).toEqual({ value: ['spam', 'promotion'] });
+		expect(expectedCell(' ["spam"] ')).toEqual({ value: ['spam'] });
+		// Not JSON: read as written, then checked against the keys (a label may hold brackets).
+		expect(expectedCell('[spam')).toEqual({ value: '[spam' });
+		expect(expectedCell('billing')).toEqual({ value: 'billing' });
+		expect(expectedCell(2)).toEqual({ value: 2 });
+		for (const none of [undefined, null, '', '   ']) expect(expectedCell(none)).toBeUndefined();
+	});
+
+	it('counts a review stored twice once, and a carried run once: each repeat names its first', () => {
+		const carried = [undefined, run('r1'), undefined, run('r1'), undefined, undefined];
+		const reviews = ['12/r9', undefined, '12/r9', undefined, 'run:r1', '13/r9'];
+		expect([...repeatsOf(carried, reviews)]).toEqual([
+			[2, 0],
+			[3, 1],
+		]);
+		// `__proto__` and `constructor` are ids like any other.
+		expect([...repeatsOf([], ['__proto__', 'constructor', '__proto__'])]).toEqual([[2, 0]]);
+	});
+
+	it('tells a bad row (its answer, its input, a refused input) from a row the cap or the service left unscored', () => {
+		const notAsked = new NotAsked('not asked');
+		const items = [0, 1, 2, 3, 4].map((id) => ({ json: { id: id + 10 } }));
+		const badAnswer = Object.assign(new Error('No expected answer: the item (the row) has none'), {
+			description: 'Give the row its answer.',
+		});
+		const badInput = new Error('Field "body" is required');
+		const refused = Object.assign(new Error('Invalid input'), { httpCode: '422' });
+		const capped = new Error('Not sent: Max Decides per Execution (1) is reached');
+		const failures = new Map<number, Error>([
+			[4, capped],
+			[0, badAnswer],
+			[1, badInput],
+			[3, refused],
+		]);
+		const checked = { expected: [], errors: [badAnswer] };
+		const prepared = [
+			{ error: badAnswer },
+			{ error: badInput },
+			{ slug: 's', input: {} },
+			{ slug: 's', input: {} },
+			{ error: notAsked },
+		] as Prepared[];
+		const { badRows, notScored } = unscoredOf(items, failures, checked, prepared, notAsked);
+		expect(badRows.map((row) => [row.item, row.row])).toEqual([
+			[0, 10],
+			[1, 11],
+			[3, 13],
+		]);
+		expect(badRowText(badRows[0])).toBe(
+			'Item 0 (row 10): No expected answer: the item (the row) has none. Give the row its answer.',
+		);
+		expect(notScored).toEqual([{ item: 4, row: 14, reason: capped.message }]);
 	});
 });

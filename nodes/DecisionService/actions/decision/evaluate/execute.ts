@@ -1,9 +1,11 @@
 /**
  * Evaluate: labeled items in, a report and the scored items out. Every expected answer is checked
  * against the decision before any decide (a bad one fails its item, nothing charged); items that
- * carry an answer from Decide or Review are scored from it (charged 0, a run counted once); the
- * others are decided through the shared pipeline (local validation, rate gate, retries, the answer
- * memo: nothing charged twice). The figures are src/evaluate's `evaluate` (docs/evaluate.md).
+ * carry an answer from Decide or Review are scored from it (charged 0, a run counted once), a
+ * review stored twice is counted once; the others are decided through the shared pipeline (local
+ * validation, rate gate, retries, the answer memo: nothing charged twice). No row stops it: bad
+ * rows are named, rows the cap or the service left unscored make the report partial. The figures
+ * are src/evaluate's `evaluate` (docs/evaluate.md).
  */
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 import type { DecisionClient } from '../../../../../src/client';
@@ -12,6 +14,7 @@ import { readAnswer, type ItemAnswer } from '../../../../../src/answer';
 import { kindOf } from '../../../../../src/kinds';
 import {
 	DEFAULT_TARGET_ACCURACY,
+	costOfMetrics,
 	driftOf,
 	evaluate,
 	evaluationDecisionOf,
@@ -27,7 +30,16 @@ import { prepareItems } from '../../../pipeline/prepare';
 import { addHints, newStats } from '../../../pipeline/receipt';
 import type { EvaluateNodeOptions } from './description';
 import { compareWithVersion } from './compare';
-import { NotAsked, carriedAnswer, checkAll, repeatsOf, scoreItems } from './inputs';
+import {
+	NotAsked,
+	badRowText,
+	carriedAnswer,
+	checkAll,
+	repeatsOf,
+	reviewIdsOf,
+	scoreItems,
+	unscoredOf,
+} from './inputs';
 import { reportItem, scoredItems, sendExpectedAsFeedback } from './output';
 
 /** The decision evaluated: read fresh (a report is about it as it is now) and kept for the checks. */
@@ -50,6 +62,22 @@ async function decisionToEvaluate(context: IExecuteFunctions, client: DecisionCl
 	}
 	return { slug, decision, kind, evaluationDecision: evaluationDecisionOf(decision) };
 }
+
+/**
+ * The context the pipeline runs in: continue-on-fail whatever the node's setting, so a row that
+ * fails (its input, the cap, the service) fails alone and the report names it.
+ */
+function goingOn(context: IExecuteFunctions): IExecuteFunctions {
+	return new Proxy(context, {
+		get(target, property) {
+			if (property === 'continueOnFail') return () => true;
+			const value: unknown = Reflect.get(target, property, target);
+			return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+		},
+	});
+}
+
+const unique = (values: string[]) => [...new Set(values)];
 
 export async function execute(
 	this: IExecuteFunctions,
@@ -75,29 +103,35 @@ export async function execute(
 			? undefined
 			: carriedAnswer(item.json, resultField, evaluationDecision),
 	);
-	const repeats = repeatsOf(carried);
+	const repeats = repeatsOf(carried, reviewIdsOf(items, checked));
 	const notAsked = new NotAsked('not asked');
 	const stats = newStats();
+	const pipeline = goingOn(this);
 	const prepared = await prepareItems(
-		this,
+		pipeline,
 		items,
 		client,
 		options.validateInput !== false,
-		(itemIndex) => checked.errors[itemIndex] ?? (carried[itemIndex] ? notAsked : undefined),
+		(itemIndex) =>
+			checked.errors[itemIndex] ??
+			(carried[itemIndex] || repeats.has(itemIndex) ? notAsked : undefined),
 	);
 	const maxDecides = options.maxDecides ?? 0;
-	const results = await decideAll(this, client, prepared, { maxDecides }, stats);
+	const results = await decideAll(pipeline, client, prepared, { maxDecides }, stats);
+	const liveCharged = stats.charged;
 
 	// 3. The figures, over the scored items; outcomes name the input item.
 	const scoring = scoreItems(items.length, checked, carried, repeats, results, readRun);
 	const evaluateOptions = { targetAccuracy, confidenceThreshold: decision.confidence_threshold };
 	const { metrics } = evaluate(evaluationDecision, scoring.scored, evaluateOptions);
 	for (const outcome of metrics.items) outcome.index = scoring.scoredIndexes[outcome.index];
+	// Why the rest was not scored: bad rows (named, to fix), rows left unscored (a partial run).
+	const unscored = unscoredOf(items, scoring.failures, checked, prepared, notAsked);
 
 	// 4. Compare With Version, 5. Send Expected Answers as Feedback: when asked.
 	const comparison =
 		options.compareVersion && options.compareVersion > 0
-			? await compareWithVersion(this, client, options.compareVersion, {
+			? await compareWithVersion(pipeline, client, options.compareVersion, {
 					items,
 					scoring,
 					live: metrics,
@@ -113,8 +147,31 @@ export async function execute(
 		? await sendExpectedAsFeedback(this, client, kind, scoring)
 		: undefined;
 
-	// 6. The summary as notices, the report item and the scored items.
-	const summary = summaryOf(metrics);
+	// 6. The summary as notices, the report item and the scored items. The cost: what this node
+	// charged (live and compared decides), beside what the carried runs were paid upstream.
+	const cost = {
+		...costOfMetrics(metrics),
+		charged: stats.charged,
+		live: liveCharged,
+		mayHaveBeenCharged: stats.mayHaveBeenCharged,
+		...(comparison
+			? {
+					compared: {
+						version: options.compareVersion!,
+						charged: stats.charged - liveCharged,
+					},
+				}
+			: {}),
+	};
+	const summary = summaryOf(metrics, cost);
+	const badRows = unscored.badRows.map(badRowText);
+	const notScoredBecause = unique(unscored.notScored.map((each) => each.reason)).join('; ');
+	if (unscored.notScored.length)
+		summary.sentences.push(
+			`Partial: ${unscored.notScored.length} rows not scored (${notScoredBecause}); these figures are not compared with earlier ones, nor a baseline.`,
+		);
+	if (badRows.length)
+		summary.sentences.push(`${badRows.length} rows not scored, to fix: ${badRows.join(' ')}`);
 	addHints(
 		this,
 		[summary.headline, ...summary.sentences].map((message) => ({
@@ -128,6 +185,9 @@ export async function execute(
 		decision: decision.slug,
 		liveVersion: decision.live_version ?? null,
 		evaluatedAt: new Date().toISOString(),
+		unitsCharged: stats.charged,
+		notScored: unscored.notScored.length,
+		badRows: unscored.badRows.length,
 	});
 	const watching = options.previousFigures !== undefined;
 	const drift = driftOf(
@@ -135,6 +195,7 @@ export async function execute(
 		figures,
 		options.dropThreshold ?? 5,
 		decision.name,
+		{ badRows, notScoredBecause, paidUpstream: cost.upstream },
 	);
 	const outcome = {
 		decision,
@@ -146,6 +207,8 @@ export async function execute(
 		feedback,
 		figures,
 		drift,
+		unscored,
+		cost,
 	};
 	const usesErrorOutput = this.getNode().onError === 'continueErrorOutput';
 	const report = await reportItem(this, outcome);

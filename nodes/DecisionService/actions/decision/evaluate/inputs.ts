@@ -1,7 +1,9 @@
 /**
  * What each item brings to an evaluation, read before anything is spent: its expected answer
- * (checked against the decision), the answer it already carries (scored free), whether its run was
- * already counted on an earlier item, and, after the decides, what is scored.
+ * (checked against the decision), the answer it already carries (scored free), whether its run or
+ * its review was already counted on an earlier item, and, after the decides, what is scored and
+ * why the rest is not: a bad row (to fix) or a row left unscored (the cap, the service: a partial
+ * run). No row stops an evaluation.
  */
 import {
 	NodeOperationError,
@@ -11,12 +13,15 @@ import {
 } from 'n8n-workflow';
 import { ownValue, type RunAnswer } from '../../../../../src/contract';
 import { readAnswer, type ItemAnswer } from '../../../../../src/answer';
+import { kindOf } from '../../../../../src/kinds';
 import {
 	checkExpected,
+	storedReviewId,
 	type EvaluationDecision,
 	type ScoredItem,
 } from '../../../../../src/evaluate';
 import { slugOf } from '../../../pipeline/input';
+import type { Prepared } from '../../../pipeline/prepare';
 
 /** Marks an item that needs no decide (it failed already, or carries its run). */
 export class NotAsked extends Error {}
@@ -35,55 +40,133 @@ export interface Checked {
 	errors: Array<Error | undefined>;
 }
 
-/** Every item's expected answer checked before any decide; one evaluation measures one decision. */
+const NOTHING_SENT = 'Nothing was sent for this item, so nothing was charged.';
+
+/**
+ * An expected answer as a row holds it: undefined when it has none (empty, blank), a JSON-text
+ * list (`["spam","promotion"]`, as a sheet or a table keeps a list) read as the list it is.
+ */
+export function expectedCell(raw: unknown): { value: unknown } | undefined {
+	if (raw === undefined || raw === null) return undefined;
+	if (typeof raw !== 'string') return { value: raw };
+	const text = raw.trim();
+	if (text === '') return undefined;
+	if (text.startsWith('[') && text.endsWith(']')) {
+		try {
+			const list: unknown = JSON.parse(text);
+			if (Array.isArray(list)) return { value: list };
+		} catch {
+			// Not JSON: read as written (a label may hold brackets), checked against the keys.
+		}
+	}
+	return { value: raw };
+}
+
+/** The problem of one item's expected answer, with what to fix; undefined when it is good. */
+function expectedProblem(
+	decision: EvaluationDecision,
+	raw: unknown,
+	itemIndex: number,
+): { message: string; fix: string; value?: undefined } | { value: string | string[] } {
+	const kind = kindOf(decision.type);
+	const word = kind?.word ?? 'answer';
+	const keys = decision.keys.map((key) => JSON.stringify(key)).join(', ');
+	const cell = expectedCell(raw);
+	if (!cell)
+		return {
+			message: 'No expected answer: the item (the row) has none',
+			fix: `Give the row its answer, ${kind?.many ? 'labels' : `one ${word}`} of the decision (${keys}), or remove the row.`,
+		};
+	const result = checkExpected(decision, cell.value, itemIndex);
+	if (result.ok) return { value: result.value };
+	return {
+		message: result.problem.message,
+		fix: `Set the row's answer to ${kind?.many ? 'labels' : `one ${word}`} of the decision (${keys}), or remove the row.`,
+	};
+}
+
+/**
+ * Every item's expected answer checked before any decide; one evaluation measures one decision.
+ * A bad one fails its item only: every bad row is named, none stops the evaluation.
+ */
 export function checkAll(
 	context: IExecuteFunctions,
 	items: INodeExecutionData[],
 	decision: EvaluationDecision,
 	slug: string,
 ): Checked {
-	const continueOnFail = context.continueOnFail();
 	const checked: Checked = { expected: [], errors: [] };
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		let error: NodeOperationError | undefined;
-		const itemSlug = slugOf(context, itemIndex);
-		if (itemSlug !== slug) {
+		try {
+			const itemSlug = slugOf(context, itemIndex);
+			if (itemSlug !== slug) {
+				error = new NodeOperationError(
+					context.getNode(),
+					`This item evaluates "${itemSlug}", the first item "${slug}"; one evaluation measures one decision`,
+					{ itemIndex, description: `Evaluate one decision per node. ${NOTHING_SENT}` },
+				);
+			} else {
+				const raw = context.getNodeParameter('expected', itemIndex, undefined) as unknown;
+				const read = expectedProblem(decision, raw, itemIndex);
+				if ('message' in read)
+					error = new NodeOperationError(context.getNode(), read.message, {
+						itemIndex,
+						description: `${read.fix} ${NOTHING_SENT}`,
+					});
+				else checked.expected[itemIndex] = read.value;
+			}
+		} catch (thrown) {
+			// An expression that fails on this item (Expected Answer, the decision): this row only.
 			error = new NodeOperationError(
 				context.getNode(),
-				`This item evaluates "${itemSlug}", the first item "${slug}"; one evaluation measures one decision`,
-				{ itemIndex, description: 'Nothing was sent for this item, so nothing was charged.' },
+				thrown instanceof Error ? thrown.message : String(thrown),
+				{ itemIndex, description: `Fix the item or the expression. ${NOTHING_SENT}` },
 			);
-		} else {
-			const raw = context.getNodeParameter('expected', itemIndex, undefined) as unknown;
-			const result = checkExpected(decision, raw, itemIndex);
-			if (result.ok) checked.expected[itemIndex] = result.value;
-			else
-				error = new NodeOperationError(context.getNode(), result.problem.message, {
-					itemIndex,
-					description:
-						'Set Expected Answer to the key the item should get. Nothing was sent for this item, so nothing was charged.',
-				});
 		}
-		if (error && !continueOnFail) throw error;
 		checked.errors[itemIndex] = error;
 	}
 	return checked;
 }
 
 /**
- * Items whose run an earlier item already carries (a classify item Review put on two outputs,
- * merged): each such item and the item its run is counted on.
+ * Items an earlier item already stands for: the same run carried (a classify item Review put on
+ * two outputs, merged), or the same stored review (a review stored once per picked label before
+ * reviews had an id: its execution and run). Each such item and the item it is counted on; a
+ * repeat is not decided, charged nor counted again.
  */
-export function repeatsOf(carried: ReadonlyArray<ItemAnswer | undefined>): Map<number, number> {
-	const firstWithRun = new Map<string, number>();
+export function repeatsOf(
+	carried: ReadonlyArray<ItemAnswer | undefined>,
+	reviewIds: ReadonlyArray<string | undefined> = [],
+): Map<number, number> {
+	const first = new Map<string, number>();
 	const repeats = new Map<number, number>();
-	carried.forEach((answer, itemIndex) => {
-		if (!answer) return;
-		const first = firstWithRun.get(answer.runId);
-		if (first === undefined) firstWithRun.set(answer.runId, itemIndex);
-		else repeats.set(itemIndex, first);
-	});
+	const count = Math.max(carried.length, reviewIds.length);
+	for (let itemIndex = 0; itemIndex < count; itemIndex++) {
+		const runId = carried[itemIndex]?.runId;
+		const reviewId = reviewIds[itemIndex];
+		// JSON keys: a run id and a review id never collide, whatever they hold.
+		const key = runId
+			? JSON.stringify(['run', runId])
+			: reviewId
+				? JSON.stringify(['review', reviewId])
+				: undefined;
+		if (key === undefined) continue;
+		const earlier = first.get(key);
+		if (earlier === undefined) first.set(key, itemIndex);
+		else repeats.set(itemIndex, earlier);
+	}
 	return repeats;
+}
+
+/** Each item's stored review (its `review_id`, else its execution and run); none for a failed item. */
+export function reviewIdsOf(
+	items: INodeExecutionData[],
+	checked: Checked,
+): Array<string | undefined> {
+	return items.map((item, itemIndex) =>
+		checked.errors[itemIndex] ? undefined : storedReviewId(item.json),
+	);
 }
 
 export interface Scoring {
@@ -109,6 +192,8 @@ export function scoreItems(
 		const carriedHere = carried[itemIndex];
 		if (error) scoring.failures.set(itemIndex, error);
 		else if (repeats.has(itemIndex)) continue;
+		else if (result === undefined && !carriedHere)
+			scoring.failures.set(itemIndex, new Error('Not sent: the execution was stopped'));
 		else if (carriedHere) {
 			scoring.scored.push({ expected: checked.expected[itemIndex], run: carriedHere, charged: 0 });
 			scoring.scoredIndexes.push(itemIndex);
@@ -123,4 +208,69 @@ export function scoreItems(
 		}
 	}
 	return scoring;
+}
+
+/** A row not scored because of what it holds: named, with what to fix. */
+export interface BadRow {
+	item: number;
+	/** The row's own id (a Data Table row's), when it has one. */
+	row?: string | number;
+	problem: string;
+	fix: string;
+}
+
+/** A row left unscored for a reason not its own (the cap, the service): the run is partial. */
+export interface NotScored {
+	item: number;
+	row?: string | number;
+	reason: string;
+}
+
+/** The row's own id, as a Data Table (or a sheet) gives it. */
+function rowIdOf(item: INodeExecutionData | undefined): string | number | undefined {
+	const id = item ? ownValue(item.json, 'id') : undefined;
+	return typeof id === 'number' || (typeof id === 'string' && id !== '') ? id : undefined;
+}
+
+/** A bad row in words: the item, its row id, the problem, what to fix. */
+export function badRowText(row: BadRow): string {
+	const where = row.row === undefined ? `Item ${row.item}` : `Item ${row.item} (row ${row.row})`;
+	return `${where}: ${row.problem.replace(/\.$/, '')}. ${row.fix}`;
+}
+
+/** Statuses a service gives to an input it refuses: the row's problem, not the run's. */
+const REFUSED_INPUT = new Set(['400', '413', '422']);
+
+/**
+ * Why each failed item was not scored: its expected answer or its input (a bad row, to fix), or
+ * the cap and the service (not scored: the run is partial).
+ */
+export function unscoredOf(
+	items: INodeExecutionData[],
+	failures: ReadonlyMap<number, Error>,
+	checked: Checked,
+	prepared: readonly Prepared[],
+	notAsked: NotAsked,
+): { badRows: BadRow[]; notScored: NotScored[] } {
+	const badRows: BadRow[] = [];
+	const notScored: NotScored[] = [];
+	for (const [item, error] of [...failures].sort(([a], [b]) => a - b)) {
+		const row = rowIdOf(items[item]);
+		const entry = prepared[item];
+		const before =
+			checked.errors[item] ??
+			(entry && 'error' in entry && entry.error !== notAsked ? entry.error : undefined);
+		const httpCode = (error as { httpCode?: unknown }).httpCode;
+		const description = (error as { description?: unknown }).description;
+		const fix = typeof description === 'string' && description ? description : '';
+		if (before || (typeof httpCode === 'string' && REFUSED_INPUT.has(httpCode)))
+			badRows.push({
+				item,
+				...(row === undefined ? {} : { row }),
+				problem: error.message,
+				fix: fix || 'Fix the row or remove it.',
+			});
+		else notScored.push({ item, ...(row === undefined ? {} : { row }), reason: error.message });
+	}
+	return { badRows, notScored };
 }

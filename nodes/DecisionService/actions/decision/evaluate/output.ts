@@ -11,11 +11,12 @@ import {
 	renderReport,
 	type Drift,
 	type FiguresRow,
+	type Cost,
 	type Metrics,
 	type Summary,
 } from '../../../../../src/evaluate';
 import { answerOf, failedItemJson } from '../../../pipeline/item-json';
-import type { Scoring } from './inputs';
+import type { BadRow, NotScored, Scoring } from './inputs';
 
 /** Sends each scored item's expected answer as feedback on its run (the one encoding of src/kinds.ts). */
 export async function sendExpectedAsFeedback(
@@ -55,6 +56,8 @@ export interface EvaluationOutcome {
 	feedback?: ReadonlyMap<number, boolean>;
 	figures: FiguresRow;
 	drift: Drift;
+	unscored: { badRows: BadRow[]; notScored: NotScored[] };
+	cost: Cost;
 }
 
 /** The report item: the summary, the figures for machines, and the HTML report as binary. */
@@ -62,7 +65,8 @@ export async function reportItem(
 	context: IExecuteFunctions,
 	outcome: EvaluationOutcome,
 ): Promise<INodeExecutionData> {
-	const { decision, metrics, summary, scoring, feedback, comparison, figures, drift } = outcome;
+	const { decision, metrics, summary, scoring, feedback, comparison, figures, drift, cost } =
+		outcome;
 	const html = renderReport(metrics, {
 		title: `Evaluation of ${decision.name}`,
 		decision: decision.slug,
@@ -82,8 +86,20 @@ export async function reportItem(
 			minimumConfidence: summary.confidence,
 			closeCallGap: summary.closeCallGap,
 		}),
+		// What this node charged (live and compared decides); `reused`: runs paid upstream.
+		units: {
+			charged: cost.charged,
+			fresh: cost.live,
+			reused: cost.upstream,
+			...(cost.compared ? { compared: cost.compared.charged } : {}),
+			...(cost.mayHaveBeenCharged ? { may_have_been_charged: cost.mayHaveBeenCharged } : {}),
+		},
 		failed_items: [...scoring.failures.keys()],
 		repeated_runs: [...outcome.repeats.keys()],
+		// Rows not scored: bad ones, named with what to fix; the others make the run partial.
+		bad_rows: outcome.unscored.badRows,
+		partial: figures.partial,
+		not_scored: outcome.unscored.notScored,
 		...(comparison ? { comparison: forMachines(comparison) } : {}),
 		// One flat row: what a Data Table stores to compare the next run with.
 		figures,
@@ -129,7 +145,8 @@ export function scoredItems(
 		if (failure) return { json: failedItemJson(item, failure, usesErrorOutput), pairedItem };
 		const repeatOf = outcome.repeats.get(itemIndex);
 		const scored = byIndex.get(repeatOf ?? itemIndex)!;
-		const run = fresh[itemIndex];
+		// A repeat shows the answer of the item it is counted on (decided once).
+		const run = fresh[repeatOf ?? itemIndex];
 		const json: IDataObject = {
 			...item.json,
 			...(carried[itemIndex] || run instanceof Error || run === undefined
