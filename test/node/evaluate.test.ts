@@ -150,6 +150,10 @@ describe('Evaluate', () => {
 		expect(await used()).toBe(before);
 		const [[report], scored] = result.outputs;
 		expect(report.json.units).toEqual({ charged: 0, fresh: 0, reused: 20 });
+		// What Decide paid is said beside what this node charged.
+		expect(report.json.summary).toContain(
+			'Charged 0 units here: 0 decided on the live version. The 20 runs the items carried were paid upstream (20 units',
+		);
 		expect(scored.every((item) => item.json.charged === 0)).toBe(true);
 		const again = await recompute(scored);
 		expect(figures(report.json)).toMatchObject(figures(again as unknown as IDataObject));
@@ -174,13 +178,89 @@ describe('Evaluate', () => {
 		expect((errors[0].json.error as IDataObject).may_have_been_charged).toBe(false);
 	});
 
-	it('stops before any decide when an expected answer is bad and nothing continues on fail', async () => {
-		const items = rows.slice(0, 3).map((row) => ({ ...row }));
+	it('never stops at a bad row: without the error output, the report names every one with what to fix', async () => {
+		const items: IDataObject[] = rows.slice(0, 6).map((row, id) => ({ ...row, id: id + 100 }));
 		items[1].expected = 'Billing';
+		items[3].expected = '';
+		items[4].expected = 'constructor';
 		const before = await used();
 		const result = await runEvaluate(items);
-		expect(result.error?.message).toMatch(/^The expected option "Billing"/);
-		expect(await used()).toBe(before);
+		expect(result.error).toBeUndefined();
+		// Only the good rows were sent.
+		expect(await used()).toBe(before + 3);
+		const [[report], scored] = result.outputs;
+		expect(report.json.total).toBe(3);
+		expect(report.json.partial).toBe(false);
+		expect((report.json.bad_rows as IDataObject[]).map((row) => [row.item, row.row])).toEqual([
+			[1, 101],
+			[3, 103],
+			[4, 104],
+		]);
+		const [billing, missing, constructorKey] = report.json.bad_rows as IDataObject[];
+		expect(billing.problem).toMatch(/^The expected option "Billing" is not one of/);
+		expect(missing.problem).toBe('No expected answer: the item (the row) has none');
+		expect(missing.fix).toMatch(/^Give the row its answer, one option of the decision \("billing"/);
+		expect(constructorKey.problem).toMatch(/^The expected option "constructor" is not one of/);
+		// Scored Items: one item per input item, each bad one with its error.
+		expect(scored).toHaveLength(6);
+		expect(scored.filter((item) => item.json.error).map((item) => item.pairedItem)).toEqual([
+			{ item: 1 },
+			{ item: 3 },
+			{ item: 4 },
+		]);
+		const message = String(report.json.message);
+		expect(message).toContain('3 rows not scored, to fix:');
+		expect(message).toContain('• Item 3 (row 103): No expected answer');
+	});
+
+	it('classify: a JSON-text list is read as the list it is', async () => {
+		const texts = [
+			{
+				text: 'Limited time offer: use promo code SAVE20 for a discount!',
+				expected: '["spam","promotion"]',
+			},
+			{ text: 'How do I reset my password?', expected: '["question"]' },
+		];
+		const result = await runEvaluate(texts, {
+			decision: locator('content-labels'),
+			jsonInput: '={{ { "text": $json.text } }}',
+		});
+		expect(result.error).toBeUndefined();
+		const [[report], scored] = result.outputs;
+		expect(report.json.bad_rows).toEqual([]);
+		expect(scored.map((item) => item.json.expected)).toEqual([['spam', 'promotion'], ['question']]);
+	});
+
+	it('a review stored twice (one row per picked label) is decided, charged and counted once', async () => {
+		const review = (row: IDataObject, runId: string) => ({
+			...row,
+			execution_id: '41',
+			run_id: runId,
+		});
+		const items = [
+			{ ...rows[0], review_id: '40/run_a' },
+			review(rows[1], 'run_b'),
+			{ ...rows[0], review_id: '40/run_a' },
+			review(rows[1], 'run_b'),
+			rows[2],
+		];
+		const before = await used();
+		const result = await runEvaluate(items);
+		expect(await used()).toBe(before + 3);
+		const [[report], scored] = result.outputs;
+		expect(report.json.total).toBe(3);
+		expect(report.json.units).toEqual({ charged: 3, fresh: 3, reused: 0 });
+		expect(report.json.repeated_runs).toEqual([2, 3]);
+		expect(scored).toHaveLength(5);
+		expect(scored.map((item) => item.json.counted_on_item)).toEqual([
+			undefined,
+			undefined,
+			0,
+			1,
+			undefined,
+		]);
+		expect(scored[2].json.charged).toBe(0);
+		expect(scored[2].json.decision).toEqual(scored[0].json.decision);
 	});
 
 	it('compares with a pinned version: decides each item on it too and lists where they differ', async () => {
@@ -190,6 +270,14 @@ describe('Evaluate', () => {
 		});
 		expect(result.error).toBeUndefined();
 		expect(await used()).toBe(before + 8);
+		// Every unit the report states is one the service counted: both versions' decides.
+		const report = result.outputs[0][0].json;
+		expect(report.units).toEqual({ charged: 8, fresh: 4, reused: 0, compared: 4 });
+		expect(report.summary).toContain(
+			'Charged 8 units here: 4 decided on the live version, 4 on version 1.',
+		);
+		expect((report.figures as IDataObject).units_charged).toBe(8);
+		expect(report.message).toContain('Cost: 8 units.');
 		const comparison = result.outputs[0][0].json.comparison as IDataObject;
 		expect(comparison).toMatchObject({ version: 1, compared: 4, failed: 0 });
 		expect(comparison.disagreements).toBe((comparison.items as unknown[]).length);
@@ -202,6 +290,27 @@ describe('Evaluate', () => {
 		expect(result.error).toBeUndefined();
 		expect(result.outputs[0][0].json.feedback).toEqual({ sent: 3, failed: 0 });
 		expect(result.outputs[1].every((item) => item.json.feedback_sent === true)).toBe(true);
+	});
+
+	it('Max Decides per Execution without the error output: a partial report, never a baseline nor compared', async () => {
+		const baseline = (await runEvaluate(rows.slice(0, 5))).outputs[0][0].json
+			.figures as IDataObject;
+		const before = await used();
+		const result = await runEvaluate(rows.slice(0, 5), {
+			evaluateOptions: { maxDecides: 2, previousFigures: { ...baseline, accuracy: 1 } },
+		});
+		expect(result.error).toBeUndefined();
+		expect(await used()).toBe(before + 2);
+		const [[report], scored, drift] = result.outputs;
+		expect(report.json.partial).toBe(true);
+		expect((report.json.not_scored as IDataObject[]).map((each) => each.item)).toEqual([2, 3, 4]);
+		expect(report.json.figures).toMatchObject({ partial: true, not_scored: 3, units_charged: 2 });
+		expect(report.json.drift).toBeUndefined();
+		expect(drift).toEqual([]);
+		expect(String(report.json.message)).toContain(
+			'Partial run: 3 rows not scored (Not sent: Max Decides per Execution (2) is reached)',
+		);
+		expect(scored).toHaveLength(5);
 	});
 
 	it('Max Decides per Execution: the items beyond it fail unsent and uncharged', async () => {
