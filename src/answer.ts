@@ -21,7 +21,10 @@ export interface ItemAnswer {
 	kind?: Kind;
 	/** The service's answer, as keys: only on a run answered `ok`. */
 	answer?: string[];
-	/** The answer, or on a run without one the machine's guess (most probable option or level, labels over their threshold). */
+	/**
+	 * The answer, or on a run without one the machine's guess (the most probable option or level,
+	 * none on a tie at the top; the labels over their threshold).
+	 */
 	guess?: string[];
 	/** route and score: the level or option written; score: the 0–100 score. */
 	score?: number;
@@ -85,7 +88,8 @@ function keysOf(value: unknown): string[] | undefined {
 /**
  * An item's answer read back, compact or whole: undefined when the field holds no answer (no run
  * ID or status). `type`: the decision's type when the reader knows it (it tells a compact
- * uncertain answer's kind, and the keys' order breaks ties in a guess).
+ * uncertain answer's kind); `keys`: the decision's keys (a classify guess lists its labels in their
+ * order). A tie at the top of the probabilities is no guess (src/kinds.ts, `leaningOf`).
  */
 export function readAnswer(
 	value: unknown,

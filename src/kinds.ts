@@ -7,7 +7,14 @@
  * of switching on the type. An answer is always a list of keys: one for route and score, any
  * number of labels for classify. Pure, no n8n; keys are untrusted strings (`constructor` is a key).
  */
-import { BOUNDS, UNCERTAIN_CHOICE, levelOf, ownValue, type DecisionType } from './contract';
+import {
+	BOUNDS,
+	SLUG_PATTERN,
+	UNCERTAIN_CHOICE,
+	levelOf,
+	ownValue,
+	type DecisionType,
+} from './contract';
 
 /** The fields of a run this file reads; a full run and an item's compact answer both fit. */
 export interface RunFields {
@@ -55,8 +62,9 @@ export interface Kind {
 	 */
 	answerOf(run: RunFields): string[] | undefined;
 	/**
-	 * The machine's guess when the run gives no answer: the most probable option or level (ties: the
-	 * keys' order, then code units), the labels at or over the API's default threshold.
+	 * The machine's guess when the run gives no answer: the most probable option or level, none
+	 * when two or more share the top probability (a tie is no guess, whatever the keys' order); the
+	 * labels at or over the API's default threshold (each label on its own: no top, so no tie).
 	 */
 	leaningOf(run: RunFields, keys?: readonly string[]): string[] | undefined;
 	/** An answer as people and expressions read it: the key (route, score) or the list (classify). */
@@ -78,17 +86,18 @@ export function probabilityEntries(run: RunFields): Array<[string, number]> {
 	});
 }
 
-/** The most probable key; ties go to the decision's key order, then code units. */
-function mostProbable(run: RunFields, keys: readonly string[] = []): string[] | undefined {
-	const order = (key: string) => {
-		const at = keys.indexOf(key);
-		return at === -1 ? keys.length : at;
-	};
-	const ranked = probabilityEntries(run).sort(
-		([keyA, pA], [keyB, pB]) =>
-			pB - pA || order(keyA) - order(keyB) || (keyA < keyB ? -1 : keyA > keyB ? 1 : 0),
-	);
-	return ranked.length ? [ranked[0][0]] : undefined;
+/**
+ * The most probable key, or none on a tie at the top. The one rule for ties: Decide's suggestion
+ * on the item, the review page's leaning, a review's `agreed` and feedback, and Evaluate's guess
+ * accuracy all come through here, so a run whose top probability is shared has no guess anywhere
+ * (picking one of the tied keys is a correction, never "correct"). Probabilities are compared as
+ * the service sent them: 0.25 and 0.25 tie, 0.2501 and 0.25 do not.
+ */
+function mostProbable(run: RunFields): string[] | undefined {
+	const ranked = probabilityEntries(run).sort(([, pA], [, pB]) => pB - pA);
+	if (!ranked.length) return undefined;
+	if (ranked.length > 1 && ranked[1][1] === ranked[0][1]) return undefined;
+	return [ranked[0][0]];
 }
 
 const route: Kind = {
@@ -250,4 +259,27 @@ export function answerText(kind: Kind, keys: readonly string[]): string {
 	if (!kind.many) return keys[0] ?? '';
 	const labels = [...new Set(keys)];
 	return labels.length ? labels.join(',') : FEEDBACK_NO_LABEL;
+}
+
+/**
+ * Feedback a person or a node wrote, in the one encoding: what Run → Send Feedback sends. A list
+ * (a review's labels) is joined like any label set; a text of label keys separated by commas with
+ * spaces (`promotion, complaint`: a review row written before the one encoding, or typed by hand)
+ * is sent as `promotion,complaint`. Any other text goes as it is, trimmed: `correct`, `no label`,
+ * an option, a level (a level's label may hold ", " and words that are not keys).
+ */
+export function feedbackOf(raw: unknown): string {
+	if (Array.isArray(raw))
+		return answerText(
+			KINDS.classify,
+			raw.map((label) => String(label).trim()),
+		);
+	const text = String(raw ?? '').trim();
+	const parts = text
+		.split(',')
+		.map((part) => part.trim())
+		.filter((part) => part !== '');
+	const labelKeys =
+		text.includes(',') && parts.length > 0 && parts.every((part) => SLUG_PATTERN.test(part));
+	return labelKeys ? answerText(KINDS.classify, parts) : text;
 }

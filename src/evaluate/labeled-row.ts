@@ -2,6 +2,7 @@
 // node stores with no column mapped by hand (its insert takes text, numbers, yes/no and empty
 // values, never an object or a list), and what a quality watch reads back as a labeled item
 // (docs/quality-watch.md). Pure.
+import { answerText as feedbackAnswerText, kindOf } from '../kinds';
 
 /** The columns of the labeled set's table, in the order a table is created with them. */
 export const LABELED_ROW_COLUMNS: ReadonlyArray<{
@@ -28,10 +29,14 @@ export const LABELED_ROW_COLUMNS: ReadonlyArray<{
 	{ name: 'workflow_id', type: 'string' },
 ];
 
-/** Labels as one text, as Evaluate and Send Feedback read them: `billing, refund`, or `no label`. */
+/**
+ * An answer as one text, in the one encoding feedback uses (src/kinds.ts, `answerText`): the key,
+ * or the labels joined with "," (`billing,refund`), or `no label`; so `review.answer` sent as it is
+ * by Send Feedback says what Review sent. Rows written before used ", ": Evaluate and Send Feedback
+ * read both.
+ */
 export function answerText(keys: readonly string[], list: boolean): string {
-	if (!list) return keys[0] ?? '';
-	return keys.length ? keys.join(', ') : 'no label';
+	return feedbackAnswerText(kindOf(list ? 'classify' : 'route')!, keys);
 }
 
 export interface ReviewRowInput {

@@ -1,9 +1,10 @@
-import { feedbackText, kindOf } from '../kinds';
+import { feedbackText, kindOf, sameAnswer } from '../kinds';
 import type { DecisionType, ReviewItem, ReviewPick } from './types';
 
 // What goes back to the service for a reviewed item (POST /runs/{run_id}/feedback): the one
 // feedback text of src/kinds.ts (`correct` when the person agrees with the machine's answer or
 // guess, else the key, or the labels joined with ","; "no label" for none) and the person's note.
+// With no guess (a tie at the top, no answer at all) nothing is confirmed: the pick is the feedback.
 
 /**
  * The feedback for a pick. A route or score pick has exactly one key (parseReviewSubmission
@@ -21,4 +22,13 @@ export function feedbackFor(
 	}
 	const note = pick.note !== undefined && pick.note !== '' ? { note: pick.note } : {};
 	return { feedback: feedbackText(kind, pick.keys, item.machineAnswer), ...note };
+}
+
+/**
+ * Whether the person picked what the machine answered or guessed: a review row's `agreed`. With
+ * no guess (machineAnswer undefined: a tie at the top, a failed item) never, not even for "No
+ * label applies" on a classify item: agreeing with nothing is no confirmation.
+ */
+export function agreedWith(item: ReviewItem | undefined, pick: ReviewPick): boolean {
+	return item?.machineAnswer !== undefined && sameAnswer(pick.keys, item.machineAnswer);
 }

@@ -163,9 +163,12 @@ function strayItems(body: object, page: ReviewPage): number[] {
 	return [...stray].sort((a, b) => a - b);
 }
 
-/** How an item is named to the person: its index, counted from 0 as n8n counts items ([item 0]). */
+/**
+ * How an item is named to the person: its position counted from 1, as people count ("Item 1" is
+ * the first). The form's field names keep n8n's 0-based index; so do the node's own errors.
+ */
 export function itemName(index: number): string {
-	return `Item ${index}`;
+	return `Item ${index + 1}`;
 }
 
 /**

@@ -8,7 +8,8 @@ import {
 	machineAnswerWords,
 	percent,
 	probabilitiesOf,
-	statusChip,
+	sharedName,
+	statusWords,
 } from './words';
 
 // One item of the review page: its fields (a personal one masked, never written, unless the page
@@ -80,7 +81,7 @@ function machineHtml(
 }
 
 function suggestedTag(item: ReviewItem, key: string): string {
-	return item.machineAnswer.includes(key) ? ' <span class="tag">suggested</span>' : '';
+	return item.machineAnswer?.includes(key) ? ' <span class="tag">suggested</span>' : '';
 }
 
 function choice(
@@ -101,9 +102,11 @@ function selectHtml(
 ): string {
 	const { pick } = fieldNames(item.index);
 	const options = [...answers.values()].map((answer) => {
+		// The key only beside a name two answers share (words.ts, answerName).
+		const label = answer.label || answer.key;
 		const name =
-			answer.label && answer.label !== answer.key ? `${answer.label} (${answer.key})` : answer.key;
-		const text = item.machineAnswer.includes(answer.key) ? `${name} · suggested` : name;
+			label !== answer.key && sharedName(label, answers) ? `${label} (${answer.key})` : label;
+		const text = item.machineAnswer?.includes(answer.key) ? `${name} · suggested` : name;
 		return `<option value="${escapeHtml(answer.key)}"${selection.keys.has(answer.key) ? ' selected' : ''}>${escapeHtml(text)}</option>`;
 	});
 	return `<label class="control-label" for="${pick}">Your answer</label><select id="${pick}" name="${pick}"><option value="">Leave for later</option>${options.join('')}</select>`;
@@ -166,12 +169,14 @@ export function itemHtml(
 	const fields = item.fields.length
 		? `<dl class="fields">${item.fields.map((field) => fieldHtml(field, page.showPersonalData)).join('')}</dl>`
 		: '<p class="muted">No fields were mapped for this item.</p>';
-	const why = item.note ? `<p class="why">${escapeHtml(item.note)}</p>` : '';
+	// Why it is here in words; the status itself (pending, uncertain, a failure marker) is not shown.
+	const reason = [statusWords(item.status), item.note].filter(Boolean).join(' ');
+	const why = reason ? `<p class="why">${escapeHtml(reason)}</p>` : '';
 	const problem = selection.problems.length
 		? `<p class="problem" role="alert">${escapeHtml(`${selection.problems.join('; ')}.`)}</p>`
 		: '';
 	const note = `<label class="control-label" for="${names.note}">Note <span class="muted small">(optional)</span></label><textarea id="${names.note}" name="${names.note}" rows="2" maxlength="${NOTE_MAX_LENGTH}">${escapeHtml(selection.note)}</textarea>`;
-	return `<section class="item${problem ? ' refused' : ''}" id="item-${item.index}"><div class="item-head"><h2>${itemName(item.index)}</h2>${statusChip(item.status)}</div>${why}${fields}${machineHtml(item, page, answers)}${choicesHtml(item, page, answers, selection)}${problem}${note}</section>`;
+	return `<section class="item${problem ? ' refused' : ''}" id="item-${item.index}"><div class="item-head"><h2>${itemName(item.index)}</h2></div>${why}${fields}${machineHtml(item, page, answers)}${choicesHtml(item, page, answers, selection)}${problem}${note}</section>`;
 }
 
 export function selectionOf(submitted: unknown, item: ReviewItem, page: ReviewPage): Selection {

@@ -1,10 +1,17 @@
 import { escapeHtml } from '../html';
 
 // The frame of every review page: one HTML document, inline CSS, no script, no external asset
-// (no CDN, no web font), readable at 360 px wide and pleasant on a desktop. n8n serves webhook
-// HTML under a `sandbox` Content-Security-Policy that allows forms, so nothing here may need
-// cookies, storage or script. The resume URL carries n8n's signature in its query: the page sets
+// (no CDN, no web font), readable at 360 px wide and pleasant on a desktop. The page's
+// Content-Security-Policy (webhook.ts) allows inline style and forms only, so nothing here may
+// need cookies, storage or script: the confirmation before a send with items left is CSS. The resume URL carries n8n's signature in its query: the page sets
 // no-referrer and links nowhere, so the token cannot leak.
+
+/**
+ * An item left for later: nothing picked (the "Leave for later" radio and option have the value
+ * ""; a classify item has no box ticked). Items come before the buttons in the form, so `~` reaches
+ * them without nesting `:has` (not allowed).
+ */
+const LEFT = '.item:not(:has(input:checked:not([value=""]),option:checked:not([value=""])))';
 
 const CSS = `
 :root{color-scheme:light dark;--bg:#f4f6fa;--card:#fff;--text:#1d2433;--muted:#5b6478;--line:#dde2ec;--accent:#2563eb;--accent-soft:#e8efff;--warn:#9a4b00;--warn-soft:#fff2dc;--bad:#b42318;--bad-soft:#fdecea;--good:#146c3a;--good-soft:#e5f5eb}
@@ -23,10 +30,6 @@ p{margin:6px 0}
 .item{background:var(--card);border:1px solid var(--line);border-radius:14px;padding:14px;margin:16px 0}
 .item.refused{border-color:var(--bad);box-shadow:0 0 0 1px var(--bad)}
 .item-head{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;gap:6px 10px}
-.chip{display:inline-block;font-size:.8rem;font-weight:600;line-height:1.2;padding:4px 10px;border-radius:999px;background:var(--line);color:var(--text)}
-.chip.ok{background:var(--good-soft);color:var(--good)}
-.chip.uncertain,.chip.pending{background:var(--warn-soft);color:var(--warn)}
-.chip.failed{background:var(--bad-soft);color:var(--bad)}
 .why{color:var(--muted);font-size:.9rem}
 .fields{margin:12px 0;display:grid;gap:10px}
 .field dt{font-size:.8rem;font-weight:600;color:var(--muted)}
@@ -65,6 +68,21 @@ button{display:block;width:100%;min-height:52px;padding:0 28px;font:inherit;font
 button:focus-visible,.choice:focus-within{outline:3px solid var(--accent);outline-offset:2px}
 @media (min-width:600px){button{display:inline-block;width:auto}}
 .done{text-align:center;padding-top:12vh}
+.closes{margin:0 0 10px;font-weight:600}
+form{counter-reset:left}
+${LEFT}{counter-increment:left}
+.left-count::before{content:counter(left)}
+.confirm{display:none}
+@supports selector(:has(a)){${LEFT}~.actions .send{display:none}${LEFT}~.actions .confirm{display:block}}
+.confirm>summary{list-style:none;display:flex;align-items:center;justify-content:center;min-height:52px;padding:0 28px;font-weight:650;color:#fff;background:#2563eb;border-radius:12px;cursor:pointer}
+.confirm>summary::-webkit-details-marker{display:none}
+.confirm>summary:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
+.confirm[open]>summary{color:var(--accent);background:var(--card);border:1px solid var(--accent)}
+.confirm[open] .when-closed,.confirm:not([open]) .when-open,.confirm[open]~.hint{display:none}
+.confirm-box{margin-top:10px;padding:12px 14px;border:1px solid var(--warn);border-radius:12px;background:var(--warn-soft);color:var(--text)}
+.confirm-box strong{color:var(--warn)}
+.send-anyway{margin-top:8px;background:#b45309}
+@media (min-width:600px){.confirm>summary{display:inline-flex}}
 `;
 
 /** One review document: the head every page shares, then `body` (already HTML) in main. */

@@ -21,7 +21,10 @@ export interface ReviewField {
 }
 
 export interface ReviewItem {
-	/** Position among the waiting items (0-based); the form's field names carry it. */
+	/**
+	 * Position among the waiting items (0-based, as n8n counts); the form's field names carry it.
+	 * A person reads it from 1 ("Item 1": form.ts, `itemName`).
+	 */
 	index: number;
 	/** The run feedback is sent on; absent when the item has no run (a failed item). */
 	runId?: string;
@@ -29,8 +32,12 @@ export interface ReviewItem {
 	fields: ReviewField[];
 	/** The machine's status: `ok`, `uncertain`, `pending`, or a failure marker. */
 	status: string;
-	/** Keys the machine gave or suggested (route and score: 0 or 1 key; classify: 0..n). */
-	machineAnswer: string[];
+	/**
+	 * Keys the machine gave or guessed (route and score: 1 key; classify: 0..n, [] = no label);
+	 * undefined when it has none (no answer, or a tie at the top: src/kinds.ts). Agreeing with no
+	 * guess is no confirmation: the pick is sent as a correction.
+	 */
+	machineAnswer?: string[];
 	/** 0..1 */
 	confidence?: number;
 	probabilities: Array<{ key: string; value: number }>;

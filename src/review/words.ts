@@ -27,18 +27,19 @@ export function utcDateTime(iso: string): string {
 	return `${new Date(time).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
+/**
+ * Why the service left an item to a person, in words: the run's status is the service's and the
+ * workflow's business, never shown as such ("pending", "In the review queue"). A failure and a
+ * close call say their own why (page-data.ts); an answered item has none of its own.
+ */
 const STATUS_WORDS = new Map([
-	['ok', { text: 'Answered', tone: 'ok' }],
-	['uncertain', { text: 'Uncertain', tone: 'uncertain' }],
-	['pending', { text: 'In the review queue', tone: 'pending' }],
+	['uncertain', 'The service was not sure enough to answer on its own.'],
+	['pending', 'The service asks a person to decide this one.'],
 ]);
 
-/** The status as a chip: known statuses in words, any other (a failure marker) as given. */
-export function statusChip(status: string): string {
-	const known = STATUS_WORDS.get(status);
-	return known
-		? `<span class="chip ${known.tone}">${known.text}</span>`
-		: `<span class="chip failed">${escapeHtml(status || 'No answer')}</span>`;
+/** The status in words, or undefined when the item's note says why it is here. */
+export function statusWords(status: string): string | undefined {
+	return STATUS_WORDS.get(status);
 }
 
 /** The answers by key, the first of a repeated key kept. */
@@ -48,13 +49,24 @@ export function answersByKey(page: ReviewPage): Map<string, ReviewAnswer> {
 	return byKey;
 }
 
-/** An answer's name: its output's name, with the key beside it when the two differ. */
+/**
+ * An answer's name: its output's name. A reviewer never needs the key, so it is shown only beside
+ * a name two answers share (the one way to tell them apart), or as the name when there is none.
+ */
 export function answerName(key: string, answers: ReadonlyMap<string, ReviewAnswer>): string {
 	const label = answers.get(key)?.label;
 	if (label === undefined || label === '' || label === key) {
 		return `<strong>${escapeHtml(key)}</strong>`;
 	}
+	if (!sharedName(label, answers)) return `<strong>${escapeHtml(label)}</strong>`;
 	return `<strong>${escapeHtml(label)}</strong> <span class="key">${escapeHtml(key)}</span>`;
+}
+
+/** Whether two answers go by this name. */
+export function sharedName(label: string, answers: ReadonlyMap<string, ReviewAnswer>): boolean {
+	let seen = 0;
+	for (const answer of answers.values()) if ((answer.label || answer.key) === label) seen += 1;
+	return seen > 1;
 }
 
 /** The item's probabilities by key (the first of a repeated key), finite values only. */
@@ -69,8 +81,32 @@ export function probabilitiesOf(item: ReviewItem): Map<string, number> {
 }
 
 /**
- * "Suggested: billing (41%)", or on a pending item (its chip already says it is in the review
- * queue) "Leaning to billing (41%)", …
+ * Keys sharing the top probability, when two or more do (the machine then has no guess), in the
+ * answers' order.
+ */
+export function tiedAtTop(item: ReviewItem, answers: ReadonlyMap<string, ReviewAnswer>): string[] {
+	const probabilities = [...probabilitiesOf(item)];
+	const top = Math.max(...probabilities.map(([, value]) => value));
+	const order = [...answers.keys()];
+	const at = (key: string) => (order.includes(key) ? order.indexOf(key) : order.length);
+	const tied = probabilities
+		.filter(([, value]) => value === top)
+		.map(([key]) => key)
+		.sort((a, b) => at(a) - at(b));
+	return tied.length > 1 ? tied : [];
+}
+
+/** "a, b and c" */
+function listed(names: string[]): string {
+	return names.length < 2
+		? names.join('')
+		: `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
+/**
+ * "Suggested: billing (41%)", or on an item the service left to a person "Leaning to billing
+ * (41%)"; with no guess, why: a tie at the top ("billing, technical, sales and account are equally
+ * likely (25% each)") or nothing from the service.
  */
 export function machineAnswerWords(
 	item: ReviewItem,
@@ -78,21 +114,23 @@ export function machineAnswerWords(
 	answers: ReadonlyMap<string, ReviewAnswer>,
 ): string {
 	const probabilities = probabilitiesOf(item);
+	const classify = kindOf(page.decision.type)?.many === true;
+	if (item.machineAnswer === undefined) {
+		const tied = classify ? [] : tiedAtTop(item, answers);
+		if (!tied.length) return 'No suggestion from the service.';
+		const names = listed(tied.map((key) => answerName(key, answers)));
+		const share = escapeHtml(percent(probabilities.get(tied[0])!));
+		return `No suggestion: ${names} are equally likely (${share} each).`;
+	}
 	const named = item.machineAnswer
 		.map((key) => {
 			const probability = probabilities.get(key);
-			return `${answerName(key, answers)}${probability === undefined ? '' : ` (${percent(probability)})`}`;
+			return `${answerName(key, answers)}${probability === undefined ? '' : ` (${escapeHtml(percent(probability))})`}`;
 		})
 		.join(', ');
-	const classify = kindOf(page.decision.type)?.many === true;
-	if (item.status === 'pending') {
-		return named ? `Leaning to ${named}` : 'No suggestion from the service.';
-	}
-	if (named) return `Suggested: ${named}`;
-	if (classify && (item.status === 'ok' || item.status === 'uncertain')) {
-		return 'Suggested: no label';
-	}
-	return 'No suggestion from the service.';
+	const words = named || (classify ? 'no label' : '');
+	if (!words) return 'No suggestion from the service.';
+	return item.status === 'pending' ? `Leaning to ${words}` : `Suggested: ${words}`;
 }
 
 /**

@@ -40,7 +40,8 @@ export function routePage(overrides: Partial<ReviewPage> = {}): ReviewPage {
 				index: 1,
 				runId: 'run_1',
 				status: 'pending',
-				machineAnswer: [],
+				// A tie at the top: no guess.
+				machineAnswer: undefined,
 				confidence: 0.3,
 				probabilities: [
 					{ key: 'sales', value: 0.5 },
@@ -51,7 +52,7 @@ export function routePage(overrides: Partial<ReviewPage> = {}): ReviewPage {
 			{
 				index: 2,
 				status: 'failed',
-				machineAnswer: [],
+				machineAnswer: undefined,
 				probabilities: [],
 				fields: [{ name: 'subject', value: 'Timeout', personal: false }],
 				note: 'The service did not answer',

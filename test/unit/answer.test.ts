@@ -101,12 +101,27 @@ describe.each(['route', 'score', 'classify'] as const)('%s', (type) => {
 });
 
 describe('the guess of a doubtful run without an answer', () => {
-	it("route: the most probable option; ties go to the decision's key order", () => {
-		const run = { ...runOf('route', 'uncertain'), probabilities: { sales: 0.4, billing: 0.4 } };
-		// Decide writes it without the decision's order: code units break the tie
-		expect(readAnswer(writeAnswer(run, true), 'route')!.guess).toEqual(['billing']);
-		expect(readAnswer(run, 'route', ['sales', 'billing'])!.guess).toEqual(['sales']);
+	it('route: the most probable option', () => {
+		const run = { ...runOf('route', 'uncertain'), probabilities: { sales: 0.5, billing: 0.3 } };
+		expect(readAnswer(writeAnswer(run, true), 'route')!.guess).toEqual(['sales']);
+		expect(readAnswer(run, 'route', ['billing', 'sales'])!.guess).toEqual(['sales']);
 	});
+
+	it.each([true, false])(
+		'a tie at the top is no guess, written (Simplify %s) and read, whatever the order',
+		(simplify) => {
+			const four = { billing: 0.25, technical: 0.25, sales: 0.25, account: 0.25 };
+			const run = { ...runOf('route', 'pending'), choice: '__uncertain__', probabilities: four };
+			const written = JSON.parse(JSON.stringify(writeAnswer(run, simplify)));
+			expect(written).not.toHaveProperty('suggestion');
+			for (const keys of [undefined, ['billing', 'technical', 'sales', 'account'], ['account']])
+				expect(readAnswer(written, 'route', keys)!.guess).toBeUndefined();
+			// Score without a raw score: the same rule.
+			const levels = { ...runOf('score', 'pending'), probabilities: { cold: 0.5, warm: 0.5 } };
+			delete (levels as Partial<RunAnswer>).raw_score;
+			expect(readAnswer(writeAnswer(levels, simplify), 'score')?.guess).toBeUndefined();
+		},
+	);
 
 	it('classify: the labels at or over 0.5 when the run kept none', () => {
 		const run: Partial<RunAnswer> & RunAnswer = { ...runOf('classify', 'pending') };

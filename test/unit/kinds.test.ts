@@ -5,6 +5,7 @@ import {
 	FEEDBACK_CORRECT,
 	FEEDBACK_NO_LABEL,
 	answerText,
+	feedbackOf,
 	feedbackText,
 	guessOf,
 	kindOf,
@@ -70,6 +71,69 @@ describe("a run's answer and the machine's guess", () => {
 	it('shows an answer as a key (route, score) or a list (classify)', () => {
 		expect(route.shown(['sales'])).toBe('sales');
 		expect(classify.shown(['a'])).toEqual(['a']);
+	});
+});
+
+describe('a tie at the top is no guess (one rule, every kind)', () => {
+	const FOUR = { billing: 0.25, technical: 0.25, sales: 0.25, account: 0.25 };
+	const keysOf: Record<string, string[]> = {
+		route: ['billing', 'technical', 'sales', 'account'],
+		score: ['cold', 'warm', 'hot', 'urgent'],
+		classify: ['billing', 'technical', 'sales', 'account'],
+	};
+
+	it.each([
+		['route: four options at 0.25', route, { choice: '__uncertain__', probabilities: FOUR }],
+		['route: two of three at the top', route, { probabilities: { b: 0.4, a: 0.4, c: 0.2 } }],
+		[
+			'score (no raw score): two levels at the top',
+			score,
+			{ probabilities: { cold: 0.1, warm: 0.45, hot: 0.45 } },
+		],
+	] as const)('%s: no guess, with or without the keys’ order', (_name, kind, run) => {
+		expect(guessOf(kind, run)).toBeUndefined();
+		expect(guessOf(kind, run, keysOf[kind.type])).toBeUndefined();
+		expect(guessOf(kind, run, [...keysOf[kind.type]].reverse())).toBeUndefined();
+	});
+
+	it('route and score: a tie below the top leaves the top one its guess', () => {
+		expect(guessOf(route, { probabilities: { a: 0.2, b: 0.5, c: 0.2 } })).toEqual(['b']);
+		expect(guessOf(score, { probabilities: { cold: 0.3, warm: 0.3, hot: 0.4 } })).toEqual(['hot']);
+	});
+
+	it('score: a raw score is the service’s own level, tie or not (no guess is made)', () => {
+		const legend = { '0': 'cold', '1': 'warm', '2': 'hot' };
+		const run = { raw_score: 1, legend, probabilities: { cold: 0.4, warm: 0.2, hot: 0.4 } };
+		expect(guessOf(score, run)).toEqual(['warm']);
+	});
+
+	it('classify: each label on its own (no top to tie): equal labels are all kept or all not', () => {
+		// Four labels at 0.25: none reaches the threshold, so the guess is "no label" ([]).
+		expect(guessOf(classify, { probabilities: FOUR }, keysOf.classify)).toEqual([]);
+		const over = { billing: 0.6, technical: 0.6, sales: 0.6, account: 0.6 };
+		expect(guessOf(classify, { probabilities: over }, keysOf.classify)).toEqual(keysOf.classify);
+	});
+});
+
+describe('feedbackOf: what Send Feedback sends', () => {
+	it('a label set in the one encoding: a list, or labels separated by ", " (older review rows)', () => {
+		expect(feedbackOf(['promotion', 'complaint'])).toBe('promotion,complaint');
+		expect(feedbackOf(' promotion, complaint ')).toBe('promotion,complaint');
+		expect(feedbackOf('promotion ,complaint,')).toBe('promotion,complaint');
+		expect(feedbackOf('promotion,complaint')).toBe('promotion,complaint');
+		expect(feedbackOf([])).toBe(FEEDBACK_NO_LABEL);
+		// Review's row and Send Feedback agree: the row's answer is sent as it is.
+		expect(feedbackOf(answerText(classify, ['promotion', 'complaint']))).toBe(
+			feedbackText(classify, ['promotion', 'complaint'], undefined),
+		);
+	});
+
+	it('any other text as it is, trimmed: correct, no label, a key, a level with words', () => {
+		expect(feedbackOf(' correct ')).toBe('correct');
+		expect(feedbackOf('no label')).toBe('no label');
+		expect(feedbackOf('billing')).toBe('billing');
+		expect(feedbackOf('Hot, ready to buy')).toBe('Hot, ready to buy');
+		expect(feedbackOf(undefined)).toBe('');
 	});
 });
 

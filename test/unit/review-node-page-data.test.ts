@@ -23,6 +23,8 @@ import {
 	type OutputsListEntry,
 } from '../../nodes/DecisionService/outputs/list';
 import { JS_FIELD_NAMES, JS_KEYS, jsonObject } from '../support/js-names';
+import { agreedWith, feedbackFor, renderReviewPage } from '../../src/review';
+import { reviewRow } from '../../src/evaluate/labeled-row';
 import { ticketRoutingDecision } from '../support/decisions';
 
 const entry = (id: string, extra: Partial<OutputsListEntry> = {}): OutputsListEntry => ({
@@ -153,6 +155,8 @@ function run(fields: Partial<RunAnswer>): RunAnswer {
 
 const legend = { '0': 'cold', '1': 'warm', '2': 'hot' };
 const routeProbabilities = { technical: 0.3, billing: 0.45, sales: 0.25 };
+/** Four options at 0.25: no guess (src/kinds.ts, the one rule for ties). */
+const TIE = { billing: 0.25, technical: 0.25, sales: 0.25, account: 0.25 };
 const SORTED = [
 	{ key: 'billing', value: 0.45 },
 	{ key: 'technical', value: 0.3 },
@@ -195,7 +199,17 @@ describe('machineAnswerOf: route', () => {
 		[
 			'uncertain, full, no choice and no probabilities: nothing',
 			full({ status: 'uncertain', choice: '__uncertain__' }),
-			{ status: 'uncertain', machineAnswer: [], probabilities: [] },
+			{ status: 'uncertain', machineAnswer: undefined, probabilities: [] },
+		],
+		[
+			'uncertain, compact, a four-way tie at the top: no guess (Decide writes no suggestion)',
+			compact({ status: 'uncertain', choice: '__uncertain__', probabilities: TIE }),
+			{ status: 'uncertain', machineAnswer: undefined },
+		],
+		[
+			"pending, full, a tie at the top: no guess, whatever the options' order",
+			full({ status: 'pending', choice: '__uncertain__', probabilities: TIE }),
+			{ status: 'pending', machineAnswer: undefined },
 		],
 		[
 			'pending, compact: its suggestion',
@@ -223,8 +237,66 @@ describe('machineAnswerOf: route', () => {
 	});
 });
 
+describe('a four-way tie, from Decide to the review row: no guess anywhere', () => {
+	const options = ['billing', 'technical', 'sales', 'account'];
+	const tied = (simplify: boolean, status: 'uncertain' | 'pending') =>
+		answerOf(
+			run({ status, choice: '__uncertain__', confidence: 0.25, probabilities: TIE }),
+			simplify,
+		);
+
+	it.each([
+		[true, 'pending'],
+		[false, 'pending'],
+		[true, 'uncertain'],
+		[false, 'uncertain'],
+	] as const)('Simplify %s, %s: a pick of a tied option is a correction', (simplify, status) => {
+		const written = tied(simplify, status);
+		// Decide's answer on the item: no suggestion (before: "account" or "billing").
+		expect(written).not.toHaveProperty('suggestion');
+		const machine = machineAnswerOf(written, { type: 'route', options });
+		expect(machine.machineAnswer).toBeUndefined();
+		const item = { index: 0, fields: [], ...machine };
+		for (const key of options) {
+			const pick = { index: 0, keys: [key] };
+			// The page's own rule (src/review): never "correct", never agreed.
+			expect(feedbackFor(item, pick, 'route')).toEqual({ feedback: key });
+			expect(agreedWith(item, pick)).toBe(false);
+			// The row Review writes (webhook.ts passes agreedWith and the feedback sent).
+			const row = reviewRow({
+				picked: [key],
+				labels: false,
+				agreed: agreedWith(item, pick),
+				feedback: { value: feedbackFor(item, pick, 'route').feedback, sent: true },
+				decision: 'ticket-routing',
+				machineAnswer: item.machineAnswer ?? [],
+				reviewedAt: '2026-11-27T12:00:00.000Z',
+			});
+			expect(row).toMatchObject({ answer: key, agreed: false, feedback: key });
+			expect(row).not.toHaveProperty('machine_answer');
+		}
+	});
+
+	it('the page says no leaning: the four are equally likely', () => {
+		const [item] = page({
+			items: [{ json: { subject: 'Help please', decision: tied(true, 'pending') } }],
+		}).items;
+		const html = renderReviewPage({
+			title: 'Review',
+			decision: { slug: 'ticket-routing', type: 'route' },
+			answers: options.map((key) => ({ key, label: key })),
+			items: [item],
+			showPersonalData: false,
+		});
+		expect(html).toContain(
+			'No suggestion: <strong>billing</strong>, <strong>technical</strong>, <strong>sales</strong> and <strong>account</strong> are equally likely (25% each).',
+		);
+		expect(html).not.toMatch(/Leaning to|class="tag">suggested/);
+	});
+});
+
 describe('machineAnswerOf: score', () => {
-	test.each<[string, IDataObject, string[]]>([
+	test.each<[string, IDataObject, string[] | undefined]>([
 		['ok, compact: its level', compact({ score: 72, raw_score: 2.2, legend }), ['hot']],
 		['ok, full: its level', full({ score: 48, raw_score: 1.4, legend }), ['warm']],
 		[
@@ -247,8 +319,12 @@ describe('machineAnswerOf: score', () => {
 			compact({ status: 'pending', score: 5, raw_score: 0, legend }),
 			['cold'],
 		],
-		['a raw score with no legend: nothing', full({ score: 5, raw_score: 0 }), []],
-		['a raw score outside the legend: nothing', full({ score: 99, raw_score: 7, legend }), []],
+		['a raw score with no legend: nothing', full({ score: 5, raw_score: 0 }), undefined],
+		[
+			'a raw score outside the legend: nothing',
+			full({ score: 99, raw_score: 7, legend }),
+			undefined,
+		],
 	])('%s', (_name, answer, keys) => {
 		expect(machineAnswerOf(answer, { type: 'score' }).machineAnswer).toEqual(keys);
 	});
@@ -310,7 +386,7 @@ describe('machineAnswerOf: failed items and odd values', () => {
 			expect(machineAnswerOf(undefined, { type })).toEqual({
 				runId: undefined,
 				status: 'failed',
-				machineAnswer: [],
+				machineAnswer: undefined,
 				confidence: undefined,
 				probabilities: [],
 			});
@@ -625,6 +701,8 @@ describe('reviewPageOf: why each item is here', () => {
 
 	it('a failed item has no run to send feedback on', () => {
 		const [item] = page({ items: [{ json: { error: { message: 'Timeout' } } }] }).items;
-		expect(item).toMatchObject({ status: 'failed', runId: undefined, machineAnswer: [] });
+		expect(item).toMatchObject({ status: 'failed', runId: undefined });
+		// No guess: "No label applies" on it would not be a confirmation (src/review/feedback.ts).
+		expect(item.machineAnswer).toBeUndefined();
 	});
 });

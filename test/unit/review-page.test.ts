@@ -10,6 +10,7 @@ import {
 	renderReviewPage,
 	type ReviewPage,
 } from '../../src/review';
+import { CLOSES_HINT, CONFIRM_LEFT } from '../../src/review/page-html';
 import { JS_FIELD_NAMES, JS_KEYS } from '../support/js-names';
 import {
 	classifyPage,
@@ -47,7 +48,11 @@ describe('the document', () => {
 		expect(html.match(/<form\b[^>]*>/g)).toEqual(['<form method="post" accept-charset="utf-8">']);
 		expect(html).not.toMatch(/\saction=/);
 		expect(html).not.toMatch(/enctype=/);
-		expect(html.match(/<button\b[^>]*>/g)).toEqual(['<button type="submit">']);
+		// "Send review" and the confirmation's "Send anyway": both send the same body (no name).
+		expect(html.match(/<button\b[^>]*>/g)).toEqual([
+			'<button type="submit" class="send">',
+			'<button type="submit" class="send-anyway">',
+		]);
 	});
 
 	it('sends no referrer: the resume URL carries n8n’s signature', () => {
@@ -64,7 +69,7 @@ describe('the header', () => {
 	it('shows the title, the decision, the instructions, how many items, that it is sent once and until when', () => {
 		const text = textOf(renderReviewPage(routePage()));
 		expect(text).toContain('Review: ticket-routing');
-		expect(text).toContain('Decision: Ticket routing ticket-routing');
+		expect(text).toContain('Decision: Ticket routing Pick the team for each ticket.');
 		expect(text).toContain('Pick the team for each ticket.');
 		expect(text).toContain('3 items to review.');
 		expect(text).toContain(
@@ -191,18 +196,20 @@ describe('personal data', () => {
 });
 
 describe('an item', () => {
-	it('shows its fields in order, its status, why it is here and the machine’s answer in words', () => {
+	it('shows its fields in order, why it is here and the machine’s answer in words', () => {
 		const text = textOf(itemHtml(renderReviewPage(routePage()), 0));
-		expect(text).toMatch(/^Item 0 Uncertain Confidence 0.41 is under the decision's threshold/);
+		expect(text).toMatch(
+			/^Item 1 The service was not sure enough to answer on its own. Confidence 0.41 is under the decision's threshold/,
+		);
 		expect(text.indexOf('subject')).toBeLessThan(text.indexOf('email'));
-		expect(text).toContain('Suggested: Billing team billing (41%)');
+		expect(text).toContain('Suggested: Billing team (41%)');
 		expect(text).toContain('Confidence 0.41');
 	});
 
 	it('shows probabilities as bars, high to low', () => {
 		const html = itemHtml(renderReviewPage(routePage()), 0);
 		const rows = [...html.matchAll(/<li class="prob">([\s\S]*?)<\/li>/g)].map((m) => textOf(m[1]));
-		expect(rows).toEqual(['Billing team billing 41%', 'technical 33%', 'sales 26%']);
+		expect(rows).toEqual(['Billing team 41%', 'technical 33%', 'sales 26%']);
 		expect(html).toContain('<span style="width:41.0%"></span>');
 	});
 
@@ -223,15 +230,71 @@ describe('an item', () => {
 		expect(html.indexOf('k7')).toBeLessThan(html.indexOf('k0'));
 	});
 
-	it('says once that a pending item is in the review queue, then where the machine leans', () => {
-		const text = textOf(itemHtml(renderReviewPage(routePage()), 1));
-		expect(text).toContain('In the review queue');
-		expect(text).toContain('No suggestion from the service.');
+	it('says in words why a pending item is here, then where the machine leans', () => {
 		const leaning = routePage();
 		leaning.items[1].machineAnswer = ['sales'];
-		const leaningText = textOf(itemHtml(renderReviewPage(leaning), 1));
-		expect(leaningText).toContain('Leaning to sales (50%)');
-		expect(leaningText.match(/review queue/gi)).toHaveLength(1);
+		leaning.items[1].probabilities = [
+			{ key: 'sales', value: 0.5 },
+			{ key: 'billing', value: 0.3 },
+		];
+		const text = textOf(itemHtml(renderReviewPage(leaning), 1));
+		expect(text).toMatch(/^Item 2 The service asks a person to decide this one\./);
+		expect(text).toContain('Leaning to sales (50%)');
+	});
+
+	it('shows no leaning on a tie at the top: it says the answers are equally likely', () => {
+		// routePage's item 2: sales and billing at 50% each, no guess (src/kinds.ts).
+		const html = itemHtml(renderReviewPage(routePage()), 1);
+		const text = textOf(html);
+		expect(text).toContain('No suggestion: Billing team and sales are equally likely (50% each).');
+		expect(text).not.toMatch(/Leaning|Suggested|suggested/);
+		// Four options at 25%, as the sandbox gives a ticket with no telling word.
+		const four = routePage({
+			answers: ['billing', 'technical', 'sales', 'account'].map((key) => ({ key, label: key })),
+		});
+		four.items[1].probabilities = four.answers.map(({ key }) => ({ key, value: 0.25 }));
+		const fourText = textOf(itemHtml(renderReviewPage(four), 1));
+		expect(fourText).toContain(
+			'No suggestion: billing, technical, sales and account are equally likely (25% each).',
+		);
+		expect(fourText).not.toMatch(/Leaning to|suggested/);
+	});
+
+	it('shows no status of the service’s and no slug: a reviewer reads words and names', () => {
+		for (const page of [routePage(), scorePage(), classifyPage()]) {
+			const html = renderReviewPage(page);
+			const text = textOf(html.replace(/<title>[\s\S]*?<\/title>/, ''));
+			expect(text).not.toMatch(/review queue|\bpending\b|\buncertain\b|\bfailed\b/i);
+			expect(html).not.toMatch(/class="chip/);
+			// The decision by its name; the slug only where the fixture's own title holds it.
+			const header = textOf(html.slice(html.indexOf('<header>'), html.indexOf('</header>')));
+			expect(header.replace(page.title, '')).not.toContain(page.decision.slug);
+		}
+	});
+
+	it('numbers items from 1, as people count (the form keeps n8n’s 0-based names)', () => {
+		const html = renderReviewPage(routePage());
+		expect([...html.matchAll(/<h2>([^<]*)<\/h2>/g)].map((m) => m[1])).toEqual([
+			'Item 1',
+			'Item 2',
+			'Item 3',
+		]);
+		expect(controlsOf(itemHtml(html, 0))[0].name).toBe('pick-0');
+	});
+
+	it('shows a key only beside a name two answers share', () => {
+		const page = routePage({
+			answers: [
+				{ key: 'billing', label: 'Money' },
+				{ key: 'refunds', label: 'Money' },
+				{ key: 'sales', label: 'Sales team' },
+			],
+		});
+		page.items[0].machineAnswer = ['sales'];
+		page.items[0].probabilities = [{ key: 'sales', value: 0.6 }];
+		const text = textOf(itemHtml(renderReviewPage(page), 0));
+		expect(text).toContain('Leave for later Money billing Money refunds Sales team suggested');
+		expect(text).toContain('Suggested: Sales team (60%)');
 	});
 
 	it('names the threshold beside a confidence under it, and only then', () => {
@@ -247,9 +310,9 @@ describe('an item', () => {
 		expect(textOf(itemHtml(html, 1))).not.toContain('threshold');
 	});
 
-	it('shows a failed item’s marker and that there is no suggestion', () => {
+	it('says why a failed item is here and that there is no suggestion', () => {
 		const text = textOf(itemHtml(renderReviewPage(routePage()), 2));
-		expect(text).toMatch(/^Item 2 failed The service did not answer/);
+		expect(text).toMatch(/^Item 3 The service did not answer/);
 		expect(text).toContain('No suggestion from the service.');
 		expect(text).not.toContain('Confidence');
 	});
@@ -295,9 +358,7 @@ describe('the choices', () => {
 			{ kind: 'textarea', name: 'note-0', value: '', checked: true },
 		]);
 		const text = textOf(itemHtml(html, 0));
-		expect(text).toContain(
-			'Your answer Leave for later Billing team billing suggested technical sales',
-		);
+		expect(text).toContain('Your answer Leave for later Billing team suggested technical sales');
 		expect(itemHtml(html, 0)).toContain('maxlength="1000"');
 		expect(controlsOf(html).filter((c) => c.kind === 'radio' && c.checked)).toHaveLength(3);
 	});
@@ -326,10 +387,8 @@ describe('the choices', () => {
 			{ kind: 'textarea', name: 'note-0', value: '', checked: true },
 		]);
 		const text = textOf(itemHtml(html, 0));
-		expect(text).toContain('Suggested: urgent (82%), Refund request refund (64%)');
-		expect(text).toContain(
-			'urgent suggested Refund request refund suggested spam No label applies',
-		);
+		expect(text).toContain('Suggested: urgent (82%), Refund request (64%)');
+		expect(text).toContain('urgent suggested Refund request suggested spam No label applies');
 		expect(text).toContain('Tick nothing to leave this item for later.');
 		expect(textOf(itemHtml(html, 1))).toContain('Suggested: no label');
 	});
@@ -346,7 +405,8 @@ describe('the choices', () => {
 		]);
 		expect(controls.filter((c) => c.kind === 'option')).toHaveLength(31);
 		expect(controls.filter((c) => c.kind === 'radio')).toEqual([]);
-		expect(textOf(renderReviewPage(page))).toContain('OPTION-3 (option-3) · suggested');
+		expect(textOf(renderReviewPage(page))).toContain('OPTION-3 · suggested');
+		expect(textOf(renderReviewPage(page))).not.toContain('option-3');
 	});
 
 	it('names that are JavaScript’s own are ordinary keys and field names', () => {
@@ -370,15 +430,53 @@ describe('the choices', () => {
 	});
 });
 
+describe('sending', () => {
+	const html = renderReviewPage(routePage());
+	const actions = html.slice(html.indexOf('<div class="actions">'), html.indexOf('</form>'));
+	const css = html.slice(html.indexOf('<style>'), html.indexOf('</style>'));
+
+	it('says before the button that sending closes the link', () => {
+		const text = textOf(actions);
+		expect(text.indexOf(CLOSES_HINT)).toBe(0);
+		expect(text.indexOf(CLOSES_HINT)).toBeLessThan(text.indexOf('Send review'));
+	});
+
+	it('asks first when items are left for later: "Send anyway" in a confirmation, no script', () => {
+		expect(actions).toMatch(
+			/^<div class="actions"><p class="closes small">[^<]*<\/p><button type="submit" class="send">Send review<\/button><details class="confirm"><summary>/,
+		);
+		expect(textOf(actions)).toContain(
+			`Send review Send review Not yet: keep reviewing Items left for later:. ${CONFIRM_LEFT} Send anyway`,
+		);
+		expect(html).not.toMatch(/<script|\son[a-z]+=/i);
+	});
+
+	it('shows the confirmation only while an item is left, the plain button otherwise (CSS)', () => {
+		// An item is left when nothing in it is picked: no radio, option or box with a value.
+		const left = '.item:not(:has(input:checked:not([value=""]),option:checked:not([value=""])))';
+		expect(css).toContain('.confirm{display:none}');
+		expect(css).toContain(
+			`@supports selector(:has(a)){${left}~.actions .send{display:none}${left}~.actions .confirm{display:block}}`,
+		);
+		// The number of items left, counted by CSS where the question says it.
+		expect(css).toContain(`${left}{counter-increment:left}`);
+		expect(css).toContain('.left-count::before{content:counter(left)}');
+		// Without :has (or without CSS) the plain button shows and sends: nothing hides it outside.
+		expect(css.replace(/@supports[^{]*\{[^}]*\}[^}]*\}[^}]*\}/, '')).not.toMatch(
+			/\.send\{display:none/,
+		);
+	});
+});
+
 describe('a refused submission shown again', () => {
 	it('shows the error in a banner and keeps what the person chose and wrote', () => {
 		const page = routePage();
 		const html = renderReviewPage(page, {
-			error: 'Nothing was saved yet. Item 0: "nope" is not one of the answers.',
+			error: 'Nothing was saved yet. Item 1: "nope" is not one of the answers.',
 			submitted: { 'pick-0': 'nope', 'note-0': 'see <b>', 'pick-1': 'sales', 'note-1': ' why ' },
 		});
 		expect(html).toContain(
-			'<div class="banner" role="alert">Nothing was saved yet. Item 0: &quot;nope&quot; is not one of the answers.</div>',
+			'<div class="banner" role="alert">Nothing was saved yet. Item 1: &quot;nope&quot; is not one of the answers.</div>',
 		);
 		const first = itemHtml(html, 0);
 		expect(first).toContain('<section class="item refused" id="item-0">');

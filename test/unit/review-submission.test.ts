@@ -5,6 +5,7 @@
 import { parse } from 'node:querystring';
 import { feedbackRequestSchema } from '../../src/contract';
 import {
+	agreedWith,
 	feedbackFor,
 	NOTE_MAX_LENGTH,
 	parseReviewSubmission,
@@ -91,7 +92,7 @@ describe('what a browser posts', () => {
 		const page = routePage();
 		const refused = { 'pick-0': 'nope', 'pick-1': 'sales', 'note-1': 'a quote' };
 		expect(errorOf(refused, page)).toBe(
-			'Nothing was saved yet. Item 0: "nope" is not one of the answers.',
+			'Nothing was saved yet. Item 1: "nope" is not one of the answers.',
 		);
 		const again = renderReviewPage(page, { error: 'x', submitted: refused });
 		expect(picksOf(submit(again, { tick: { 'pick-0': ['billing'] } }), page)).toEqual([
@@ -131,7 +132,7 @@ describe('string or repeated strings, urlencoded or JSON', () => {
 			expect(picksOf({ 'none-1': off }, classify)).toEqual([]);
 		}
 		expect(errorOf({ 'none-1': 'maybe' }, classify)).toContain(
-			'Item 1: "No label applies" is neither ticked nor unticked.',
+			'Item 2: "No label applies" is neither ticked nor unticked.',
 		);
 	});
 
@@ -166,29 +167,29 @@ describe('an untrusted body', () => {
 
 	it('refuses a key that is not an answer, naming the item', () => {
 		expect(errorOf({ 'pick-1': 'marketing' }, page)).toBe(
-			'Nothing was saved yet. Item 1: "marketing" is not one of the answers.',
+			'Nothing was saved yet. Item 2: "marketing" is not one of the answers.',
 		);
 		expect(errorOf({ 'pick-0': 'Billing team' }, page)).toContain(
-			'Item 0: "Billing team" is not one of the answers.',
+			'Item 1: "Billing team" is not one of the answers.',
 		);
 		expect(errorOf({ 'pick-0': ['urgent', 'fraud'] }, classifyPage())).toContain(
-			'Item 0: "fraud" is not one of the answers.',
+			'Item 1: "fraud" is not one of the answers.',
 		);
 	});
 
 	it('refuses the whole submission when one item is wrong', () => {
 		const result = parseReviewSubmission({ 'pick-0': 'billing', 'pick-1': 'nope' }, page);
 		expect(result).toEqual({
-			error: 'Nothing was saved yet. Item 1: "nope" is not one of the answers.',
+			error: 'Nothing was saved yet. Item 2: "nope" is not one of the answers.',
 		});
 	});
 
 	it('refuses two answers to a route or score item', () => {
 		expect(errorOf({ 'pick-0': ['billing', 'sales'] }, page)).toContain(
-			'Item 0: pick one answer, not 2.',
+			'Item 1: pick one answer, not 2.',
 		);
 		expect(errorOf({ 'pick-0': ['cold', 'hot'] }, scorePage())).toContain(
-			'Item 0: pick one answer, not 2.',
+			'Item 1: pick one answer, not 2.',
 		);
 		// The same key twice is one answer.
 		expect(picksOf({ 'pick-0': ['billing', 'billing'] }, page)).toEqual([
@@ -198,31 +199,31 @@ describe('an untrusted body', () => {
 
 	it('refuses labels together with "No label applies"', () => {
 		expect(errorOf({ 'pick-0': 'spam', 'none-0': '1' }, classifyPage())).toContain(
-			'Item 0: tick "No label applies" or labels, not both.',
+			'Item 1: tick "No label applies" or labels, not both.',
 		);
 	});
 
 	it('refuses values that are not text', () => {
-		expect(errorOf({ 'pick-0': 3 }, page)).toContain('Item 0: the answer is not text.');
+		expect(errorOf({ 'pick-0': 3 }, page)).toContain('Item 1: the answer is not text.');
 		expect(errorOf({ 'pick-0': { billing: true } }, page)).toContain('the answer is not text');
 		expect(errorOf({ 'pick-0': ['billing', 3] }, page)).toContain('the answer is not text');
 		expect(errorOf({ 'pick-0': 'billing', 'note-0': { text: 'x' } }, page)).toContain(
-			'Item 0: the note is not text.',
+			'Item 1: the note is not text.',
 		);
 	});
 
 	it('refuses a note on an item left for later rather than lose it', () => {
 		expect(errorOf({ 'note-2': 'Check with Maria' }, page)).toBe(
-			'Nothing was saved yet. Item 2: a note is kept only with an answer: pick one, or clear the note.',
+			'Nothing was saved yet. Item 3: a note is kept only with an answer: pick one, or clear the note.',
 		);
 		expect(picksOf({ 'note-2': ' \r\n ' }, page)).toEqual([]);
 	});
 
 	it('refuses an answer to an item the page does not have, ignores an empty one', () => {
 		expect(errorOf({ 'pick-0': 'billing', 'pick-7': 'sales' }, page)).toBe(
-			'Nothing was saved yet. Item 7 is not on this page.',
+			'Nothing was saved yet. Item 8 is not on this page.',
 		);
-		expect(errorOf({ 'note-3': 'hello' }, page)).toContain('Item 3 is not on this page.');
+		expect(errorOf({ 'note-3': 'hello' }, page)).toContain('Item 4 is not on this page.');
 		expect(picksOf({ 'pick-7': '', 'note-9': '  ' }, page)).toEqual([]);
 		expect(picksOf(urlencoded('pick-99999999999=sales'), page)).toEqual([]);
 	});
@@ -234,14 +235,14 @@ describe('an untrusted body', () => {
 		const body = Object.fromEntries(many.items.map((item) => [`pick-${item.index}`, 'nope']));
 		const error = errorOf(body, many);
 		expect(error.match(/is not one of the answers/g)).toHaveLength(5);
-		expect(error.endsWith('Item 4: "nope" is not one of the answers. And 3 more.')).toBe(true);
+		expect(error.endsWith('Item 5: "nope" is not one of the answers. And 3 more.')).toBe(true);
 	});
 
 	it('names one unknown value and counts the others', () => {
 		const values = Array.from({ length: 5000 }, (_, i) => `bad-${i}`);
 		const error = errorOf({ 'pick-0': ['urgent', ...values, 'bad-0'] }, classifyPage());
 		expect(error).toBe(
-			'Nothing was saved yet. Item 0: "bad-0" and 4999 more are not among the answers.',
+			'Nothing was saved yet. Item 1: "bad-0" and 4999 more are not among the answers.',
 		);
 	});
 
@@ -286,7 +287,7 @@ describe('names that are JavaScript’s own', () => {
 	it('are refused when they are not answers (never found on Object.prototype)', () => {
 		for (const key of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf']) {
 			expect(errorOf({ 'pick-0': key }, routePage())).toContain(
-				`Item 0: ${JSON.stringify(key)} is not one of the answers.`,
+				`Item 1: ${JSON.stringify(key)} is not one of the answers.`,
 			);
 		}
 	});
@@ -313,7 +314,7 @@ describe('names that are JavaScript’s own', () => {
 });
 
 describe('feedbackFor', () => {
-	const item = (machineAnswer: string[]): ReviewItem => ({
+	const item = (machineAnswer: string[] | undefined): ReviewItem => ({
 		index: 0,
 		runId: 'run_0',
 		status: 'uncertain',
@@ -335,10 +336,32 @@ describe('feedbackFor', () => {
 			expect(feedbackFor(item(['billing']), { index: 0, keys: ['sales'] }, type)).toEqual({
 				feedback: 'sales',
 			});
-			expect(feedbackFor(item([]), { index: 0, keys: ['sales'] }, type)).toEqual({
+			expect(feedbackFor(item(undefined), { index: 0, keys: ['sales'] }, type)).toEqual({
 				feedback: 'sales',
 			});
 		}
+	});
+
+	it('no guess (a tie at the top): the pick is the feedback, never "correct", never agreed', () => {
+		for (const type of ['route', 'score', 'classify'] as const) {
+			for (const keys of type === 'classify' ? [[], ['urgent']] : [['billing']]) {
+				const pick = { index: 0, keys };
+				expect(feedbackFor(item(undefined), pick, type).feedback).not.toBe('correct');
+				expect(agreedWith(item(undefined), pick)).toBe(false);
+			}
+		}
+		// "No label applies" on a classify item with no guess: a correction, not a confirmation.
+		expect(feedbackFor(item(undefined), { index: 0, keys: [] }, 'classify')).toEqual({
+			feedback: 'no label',
+		});
+		expect(agreedWith(undefined, { index: 0, keys: ['billing'] })).toBe(false);
+	});
+
+	it('agreed: the same answer as the guess (a set for classify, "no label" a guess too)', () => {
+		expect(agreedWith(item(['billing']), { index: 0, keys: ['billing'] })).toBe(true);
+		expect(agreedWith(item(['billing']), { index: 0, keys: ['sales'] })).toBe(false);
+		expect(agreedWith(item(['a', 'b']), { index: 0, keys: ['b', 'a'] })).toBe(true);
+		expect(agreedWith(item([]), { index: 0, keys: [] })).toBe(true);
 	});
 
 	it('passes the note through', () => {

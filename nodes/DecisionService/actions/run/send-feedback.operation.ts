@@ -6,7 +6,7 @@ import {
 } from 'n8n-workflow';
 import { createDecisionClient } from '../../transport';
 import { runPerItem } from '../common';
-import { answerText, kindOf } from '../../../../src/kinds';
+import { feedbackOf } from '../../../../src/kinds';
 
 const properties: INodeProperties[] = [
 	{
@@ -51,13 +51,9 @@ export async function execute(
 		const runId = String(this.getNodeParameter('runId', itemIndex) ?? '').trim();
 		const note = String(this.getNodeParameter('note', itemIndex, '') ?? '').trim();
 		const raw = this.getNodeParameter('feedback', itemIndex) as unknown;
-		// A list of labels (a review's answer) goes out in the one encoding Review and Evaluate use.
-		const feedback = Array.isArray(raw)
-			? answerText(
-					kindOf('classify')!,
-					raw.map((label) => String(label).trim()),
-				)
-			: String(raw ?? '').trim();
+		// Labels (a list, or `a, b` from an older review row) go out in the one encoding Review and
+		// Evaluate use: `a,b`.
+		const feedback = feedbackOf(raw);
 		return await client.sendFeedback(runId, {
 			feedback,
 			...(note ? { note } : {}),

@@ -78,7 +78,8 @@ function fieldsOf(
 
 /**
  * The machine's answer on an item as Decide wrote it, compact or whole (src/answer.ts): the keys
- * it gave, or on a doubtful run its guess; its status, confidence, probabilities and run.
+ * it gave, or on a doubtful run its guess (none on a tie at the top); its status, confidence,
+ * probabilities and run.
  */
 export function machineAnswerOf(
 	answer: IDataObject | undefined,
@@ -89,7 +90,8 @@ export function machineAnswerOf(
 	return {
 		runId: read?.runId,
 		status: read?.status ?? asString(answer?.status) ?? 'failed',
-		machineAnswer: read?.guess ?? [],
+		// None on a tie at the top or without an answer: the page shows no leaning (src/kinds.ts).
+		machineAnswer: read?.guess,
 		confidence: read?.confidence,
 		probabilities: Object.entries(read?.probabilities ?? {})
 			.map(([key, value]) => ({ key, value }))
@@ -98,10 +100,9 @@ export function machineAnswerOf(
 }
 
 /**
- * Why an item is on the page, in words, when its status chip and the machine's answer do not say
- * it already: a failure, a close call, the service's routing note. A pending item (the chip says
- * "In the review queue") and an uncertain one (its confidence line names the threshold) get none:
- * one thing said once.
+ * Why an item is on the page, in words, when its status in words (src/review/words.ts) and the
+ * machine's answer do not say it already: a failure, a close call, the service's routing note. A
+ * pending or an uncertain item gets none: one thing said once.
  */
 function noteOf(json: IDataObject, answer: IDataObject | undefined): string | undefined {
 	if (!answer) {

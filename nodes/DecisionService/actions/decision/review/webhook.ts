@@ -15,6 +15,7 @@ import type {
 	ResourceMapperValue,
 } from 'n8n-workflow';
 import {
+	agreedWith,
 	feedbackFor,
 	parseReviewSubmission,
 	renderReviewClosed,
@@ -27,7 +28,6 @@ import { decisionKeys, OUTPUTS_LIST_PARAMETER } from '../../../outputs/list';
 import { reviewLayout } from '../../../outputs/layout';
 import type { DecisionClient } from '../../../../../src/client';
 import { createDecisionClient } from '../../../transport';
-import { sameAnswer } from '../../../../../src/kinds';
 import { reviewRow } from '../../../../../src/evaluate/labeled-row';
 import { itemPerTarget, pickTargets } from '../../../outputs/targets';
 import { askedInputs, decideSourceOf, resultFieldOf } from './asked';
@@ -229,7 +229,7 @@ async function answer(n8n: IWebhookFunctions, res: Response): Promise<IWebhookRe
 		const review: IDataObject = reviewRow({
 			picked: pick.keys,
 			labels: page.decision.type === 'classify',
-			agreed: sameAnswer(pick.keys, machine),
+			agreed: agreedWith(shown, pick),
 			note: pick.note,
 			feedback: sent,
 			decision: page.decision.slug,
