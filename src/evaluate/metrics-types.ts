@@ -25,6 +25,39 @@ export interface EvaluateOptions {
 	confidenceThreshold?: number;
 }
 
+/**
+ * How sure a rate is: its 95 % Wilson score interval (src/evaluate/stats.ts) and the count it is
+ * over. Every rate the report prints has one beside it (`accuracy` → `accuracyInterval`); null
+ * where the rate is null (nothing to divide by).
+ */
+export interface RateInterval {
+	low: number;
+	high: number;
+	/** Items the rate is over: its denominator. */
+	n: number;
+	/** The interval's confidence level: 0.95. */
+	level: number;
+}
+
+/**
+ * A setting that reaches the target on these items' figures but not yet surely (see
+ * `recommended`): the setting, the items it keeps, and about how many it would need.
+ */
+export interface NotYetSupported {
+	/** The setting's value: a confidence threshold or a gap. */
+	threshold: number;
+	/** Answered items kept at that setting. */
+	items: number;
+	/** The accuracy of those items and its interval. */
+	accuracy: number;
+	accuracyInterval: RateInterval;
+	/**
+	 * About how many kept items at that accuracy would make the interval's lower bound reach the
+	 * target; null when the accuracy is exactly the target (no number of items is enough).
+	 */
+	needed: number | null;
+}
+
 export type ItemProblemCode = 'unknown_expected_key' | 'invalid_expected';
 
 /** Why an item could not be evaluated: the node puts it on the error output. */
@@ -50,8 +83,12 @@ export interface ClassMetrics {
 	truePositives: number;
 	/** null when the key was never predicted. */
 	precision: number | null;
+	/** Over `predicted` items. */
+	precisionInterval: RateInterval | null;
 	/** null when no answered item expected the key. */
 	recall: number | null;
+	/** Over `answeredSupport` items. */
+	recallInterval: RateInterval | null;
 	/** null when precision or recall is null; 0 when both are 0. */
 	f1: number | null;
 }
@@ -78,8 +115,12 @@ export interface CoverageRow {
 	count: number;
 	/** count / all evaluated items. */
 	coverage: number;
+	/** Over all evaluated items; null when there is none. */
+	coverageInterval: RateInterval | null;
 	/** Correct among them; null when count is 0. */
 	accuracy: number | null;
+	/** Over `count` items. */
+	accuracyInterval: RateInterval | null;
 }
 
 export interface NameCount {
@@ -116,6 +157,7 @@ export interface DoubtfulRow {
 	right: number;
 	/** right / routed; null when routed is 0. */
 	accuracy: number | null;
+	accuracyInterval: RateInterval | null;
 }
 
 /**
@@ -130,6 +172,8 @@ export interface DoubtfulMetrics {
 	guessRight: number;
 	/** guessRight / guessed; null when nothing was guessed. */
 	guessAccuracy: number | null;
+	/** Over `guessed` items. */
+	guessAccuracyInterval: RateInterval | null;
 	/** For each threshold under the decision's: what lowering it there would have routed, and how many right. */
 	byThreshold: DoubtfulRow[];
 }
@@ -140,21 +184,39 @@ export interface CommonMetrics {
 	answered: number;
 	/** answered / total; null when total is 0. */
 	coverage: number | null;
+	/** Over `total` items. */
+	coverageInterval: RateInterval | null;
 	statuses: { ok: number; uncertain: number; pending: number; other: number };
 	uncertainRate: number | null;
+	uncertainRateInterval: RateInterval | null;
 	pendingRate: number | null;
+	pendingRateInterval: RateInterval | null;
 	/** Status ok with an answer the decision does not know, or an unknown status. */
 	otherRate: number | null;
+	otherRateInterval: RateInterval | null;
 	/** Correct / answered (route: choice; score: exact level; classify: exact label set). */
 	accuracy: number | null;
+	/** Over `answered` items: "93.4 % (86–97 %, 91 items)". */
+	accuracyInterval: RateInterval | null;
 	engines: NameCount[];
 	models: NameCount[];
 	units: { charged: number; fresh: number; reused: number };
 	targetAccuracy: number;
 	coverageByConfidence: CoverageRow[];
 	coverageByGap: CoverageRow[];
-	/** The lowest threshold whose accuracy reaches the target, or null. */
-	recommended: { confidence: CoverageRow | null; gap: CoverageRow | null };
+	/**
+	 * The lowest threshold the data supports: the 95 % lower bound of its kept items' accuracy
+	 * reaches the target (docs/evaluate.md, "How sure the figures are"). null when none does.
+	 */
+	recommended: {
+		confidence: CoverageRow | null;
+		gap: CoverageRow | null;
+		/**
+		 * When none is supported but one reaches the target on its figures alone: that threshold,
+		 * its items and about how many it needs ("not enough items yet (12; about 35 needed)").
+		 */
+		notYet: { confidence: NotYetSupported | null; gap: NotYetSupported | null };
+	};
 	doubtful: DoubtfulMetrics;
 	items: ItemOutcome[];
 }
@@ -175,6 +237,7 @@ export interface ScoreMetrics extends CommonMetrics {
 	meanAbsoluteError: number | null;
 	/** Share of answered items at most one level off. */
 	withinOneAccuracy: number | null;
+	withinOneAccuracyInterval: RateInterval | null;
 	/** Signed error (predicted − expected, in levels) → answered items, from −(N−1) to N−1. */
 	errorHistogram: Array<{ error: number; count: number }>;
 	classes: ClassMetrics[];
@@ -188,6 +251,7 @@ export interface ClassifyMetrics extends CommonMetrics {
 	macroF1: number | null;
 	/** Same as accuracy: the label set exactly as expected. */
 	exactSetMatch: number | null;
+	exactSetMatchInterval: RateInterval | null;
 	/** Wrong label decisions / (answered items × labels); null when nothing answered. */
 	hammingLoss: number | null;
 }

@@ -14,6 +14,9 @@
 // - A ratio with nothing to divide by is null, never NaN: precision of a class never predicted,
 //   recall of a class with no answered item, accuracy with no answered item. F1 is null when
 //   precision or recall is; 0 when both are 0.
+// - Every rate has its 95 % Wilson interval beside it (`accuracyInterval`: low, high, n), null
+//   when the rate is. A recommended threshold is one the data supports: the interval's lower
+//   bound of the kept answers' accuracy reaches the target (tables.ts `supports`).
 // - An expected answer the decision does not know fails that item (a problem naming the item's
 //   index, the key and the decision's keys); the other items are still evaluated.
 
@@ -33,6 +36,8 @@ import {
 	coverageTable,
 	doubtfulMetrics,
 	macro,
+	notYetRecommended,
+	rateInterval,
 	ratio,
 	recommend,
 	singleAnswerTables,
@@ -177,11 +182,16 @@ export function evaluate(
 		total,
 		answered: answered.length,
 		coverage: ratio(answered.length, total),
+		coverageInterval: rateInterval(answered.length, total),
 		statuses,
 		uncertainRate: ratio(statuses.uncertain, total),
+		uncertainRateInterval: rateInterval(statuses.uncertain, total),
 		pendingRate: ratio(statuses.pending, total),
+		pendingRateInterval: rateInterval(statuses.pending, total),
 		otherRate: ratio(others, total),
+		otherRateInterval: rateInterval(others, total),
 		accuracy: ratio(correct, answered.length),
+		accuracyInterval: rateInterval(correct, answered.length),
 		engines: tally(judged.map(({ outcome }) => items[outcome.index].run.engine ?? null)),
 		models: tally(judged.map(({ outcome }) => items[outcome.index].run.model ?? null)),
 		units: {
@@ -195,6 +205,10 @@ export function evaluate(
 		recommended: {
 			confidence: recommend(coverageByConfidence, targetAccuracy),
 			gap: recommend(coverageByGap, targetAccuracy),
+			notYet: {
+				confidence: notYetRecommended(coverageByConfidence, targetAccuracy),
+				gap: notYetRecommended(coverageByGap, targetAccuracy),
+			},
 		},
 		doubtful: doubtfulMetrics(
 			outcomes,
@@ -235,6 +249,7 @@ export function evaluate(
 				exactAccuracy: common.accuracy,
 				meanAbsoluteError: ratio(absolute, answered.length),
 				withinOneAccuracy: ratio(withinOne, answered.length),
+				withinOneAccuracyInterval: rateInterval(withinOne, answered.length),
 				errorHistogram: [...histogram.entries()].map(([error, count]) => ({ error, count })),
 				classes,
 				macroF1: macro(classes),
@@ -278,6 +293,7 @@ export function evaluate(
 			labels,
 			macroF1: macro(labels),
 			exactSetMatch: common.accuracy,
+			exactSetMatchInterval: common.accuracyInterval,
 			hammingLoss: ratio(wrongDecisions, answered.length * keys.length),
 		},
 		problems,

@@ -1,13 +1,30 @@
 import { escapeHtml } from '../html';
-import type { ClassMetrics, Confusion, CoverageRow, Metrics, NameCount } from './metrics';
-import { summaryOf, type SettingEffect, type Summary } from './summary';
+import type {
+	ClassMetrics,
+	Confusion,
+	CoverageRow,
+	Metrics,
+	NameCount,
+	NotYetSupported,
+	RateInterval,
+} from './metrics';
+import {
+	NOT_YET,
+	notYetCounts,
+	rateWords,
+	summaryOf,
+	type SettingEffect,
+	type Summary,
+} from './summary';
+import { intervalWords, itemCount } from './tables';
 import type { Drift } from './drift';
 import { driftSection } from './drift-html';
 
 // A self-contained HTML page from the metrics: no external asset, no script; inline CSS and SVG.
 // Every string from data (keys, labels, model and engine names, the title) is escaped: keys are
 // untrusted (`<script>`, quotes, `constructor`). Figures are formatted by the exported helpers, so
-// a test can check the page shows exactly the metrics.
+// a test can check the page shows exactly the metrics. Every rate shows its 95 % interval and
+// count under it or beside it (src/evaluate/stats.ts).
 
 export interface ReportOptions {
 	/** Page title; default "Decision evaluation". */
@@ -49,6 +66,8 @@ h2{font-size:1.15rem;margin:28px 0 8px}
 .figure{background:#fff;border:1px solid #e1e4ee;border-radius:10px;padding:10px 12px}
 .figure .value{display:block;font-size:1.45rem;font-weight:650}
 .figure .label{display:block;color:#5b6478;font-size:.85rem}
+.figure .ci{display:block;color:#5b6478;font-size:.8rem}
+td .ci{color:#5b6478;font-size:.8rem;margin-left:4px}
 .scroll{overflow-x:auto;-webkit-overflow-scrolling:touch;background:#fff;border:1px solid #e1e4ee;border-radius:10px}
 table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
 th,td{padding:6px 8px;text-align:right;border-bottom:1px solid #eef0f5;white-space:nowrap}
@@ -68,34 +87,70 @@ ul.summary{margin:0 0 16px;padding-left:18px}
 @media (max-width:480px){body{padding:10px;font-size:14px}.figure .value{font-size:1.2rem}}
 `;
 
-function figure(id: string, label: string, value: string): string {
-	return `<div class="figure" data-figure="${escapeHtml(id)}"><span class="value">${escapeHtml(value)}</span><span class="label">${escapeHtml(label)}</span></div>`;
+/** A tile: the figure, its label, and (for a rate) its interval and count: "86–97%, 91 items". */
+function figure(id: string, label: string, value: string, note = ''): string {
+	const ci = note ? `<span class="ci">${escapeHtml(note)}</span>` : '';
+	return `<div class="figure" data-figure="${escapeHtml(id)}"><span class="value">${escapeHtml(value)}</span><span class="label">${escapeHtml(label)}</span>${ci}</div>`;
 }
 
-/** A recommended setting's tile value: "none needed" when the answers already reach the target. */
-function settingValue(effect: SettingEffect | null): string {
-	if (!effect) return 'not reached';
-	return effect.value === 0 || effect.sentToReview === 0 ? 'none needed' : effect.value.toFixed(2);
+/** A rate's tile: the rate, then "86–97%, 91 items" (nothing when the rate is undefined). */
+function rateFigure(
+	id: string,
+	label: string,
+	value: number | null,
+	interval: RateInterval | null,
+): string {
+	const note =
+		value !== null && interval ? `${intervalWords(interval)}, ${itemCount(interval.n)}` : '';
+	return figure(id, label, formatRate(value), note);
+}
+
+/**
+ * A recommended setting's tile: "none needed" when the answers already reach the target, "not
+ * enough items yet (12; about 35 needed)" when the data does not support any yet.
+ */
+function settingFigure(
+	id: string,
+	label: string,
+	effect: SettingEffect | null,
+	notYet: NotYetSupported | null,
+): string {
+	if (notYet) {
+		return figure(id, label, NOT_YET, `(${notYetCounts(notYet)})`);
+	}
+	if (!effect) return figure(id, label, 'not reached');
+	const left = `leaves ${rateWords(effect.accuracy, effect.accuracyInterval)} right`;
+	return effect.value === 0 || effect.sentToReview === 0
+		? figure(id, label, 'none needed', left)
+		: figure(id, label, effect.value.toFixed(2), left);
+}
+
+/** A rate in a table cell: "66.7%" and its interval beside it, smaller. */
+function rateCell(value: number | null, interval: RateInterval | null): string {
+	const ci = value !== null && interval ? `<span class="ci">${intervalWords(interval)}</span>` : '';
+	return `<td>${formatRate(value)}${ci}</td>`;
 }
 
 function headline(metrics: Metrics, summary: Summary): string {
 	const target = formatRate(metrics.targetAccuracy);
 	const figures = [
-		figure('accuracy', 'Accuracy (answered items)', formatRate(metrics.accuracy)),
-		figure('coverage', 'Answered', formatRate(metrics.coverage)),
-		figure('uncertain', 'Uncertain', formatRate(metrics.uncertainRate)),
-		figure('pending', 'Pending review', formatRate(metrics.pendingRate)),
+		rateFigure('accuracy', 'Accuracy (answered items)', metrics.accuracy, metrics.accuracyInterval),
+		rateFigure('coverage', 'Answered', metrics.coverage, metrics.coverageInterval),
+		rateFigure('uncertain', 'Uncertain', metrics.uncertainRate, metrics.uncertainRateInterval),
+		rateFigure('pending', 'Pending review', metrics.pendingRate, metrics.pendingRateInterval),
 		figure('items', 'Items evaluated', String(metrics.total)),
 		figure('units', 'Units charged', String(metrics.units.charged)),
-		figure(
+		settingFigure(
 			'recommended',
 			`Minimum confidence for ${target} accuracy`,
-			settingValue(summary.confidence),
+			summary.confidence,
+			summary.notYet?.confidence ?? null,
 		),
-		figure(
+		settingFigure(
 			'close-call-gap',
 			`Close Call Gap for ${target} accuracy`,
-			settingValue(summary.closeCallGap),
+			summary.closeCallGap,
+			summary.notYet?.closeCallGap ?? null,
 		),
 	];
 	if (metrics.type === 'route') {
@@ -103,16 +158,27 @@ function headline(metrics: Metrics, summary: Summary): string {
 	} else if (metrics.type === 'score') {
 		figures.push(
 			figure('mae', 'Mean level error', formatNumber(metrics.meanAbsoluteError)),
-			figure('within-one', 'Within one level', formatRate(metrics.withinOneAccuracy)),
+			rateFigure(
+				'within-one',
+				'Within one level',
+				metrics.withinOneAccuracy,
+				metrics.withinOneAccuracyInterval,
+			),
 		);
 	} else {
 		figures.push(
-			figure('exact-set', 'Exact label set', formatRate(metrics.exactSetMatch)),
+			rateFigure(
+				'exact-set',
+				'Exact label set',
+				metrics.exactSetMatch,
+				metrics.exactSetMatchInterval,
+			),
 			figure('hamming', 'Hamming loss', formatNumber(metrics.hammingLoss, 3)),
 			figure('macro-f1', 'Macro F1', formatNumber(metrics.macroF1)),
 		);
 	}
-	if (metrics.otherRate) figures.push(figure('other', 'Other', formatRate(metrics.otherRate)));
+	if (metrics.otherRate)
+		figures.push(rateFigure('other', 'Other', metrics.otherRate, metrics.otherRateInterval));
 	const words = [summary.headline, ...summary.sentences]
 		.map((sentence) => `<li>${escapeHtml(sentence)}</li>`)
 		.join('');
@@ -147,10 +213,10 @@ function classTable(title: string, classes: readonly ClassMetrics[]): string {
 	const rows = classes
 		.map(
 			(c) =>
-				`<tr data-key="${escapeHtml(c.key)}"><td class="key">${escapeHtml(c.key)}</td><td>${c.support}</td><td>${c.predicted}</td><td>${formatRate(c.precision)}</td><td>${formatRate(c.recall)}</td><td>${formatNumber(c.f1)}</td></tr>`,
+				`<tr data-key="${escapeHtml(c.key)}"><td class="key">${escapeHtml(c.key)}</td><td>${c.support}</td><td>${c.predicted}</td>${rateCell(c.precision, c.precisionInterval)}${rateCell(c.recall, c.recallInterval)}<td>${formatNumber(c.f1)}</td></tr>`,
 		)
 		.join('');
-	return `<h2>${escapeHtml(title)}</h2><div class="scroll"><table class="classes"><thead><tr><th></th><th>Expected</th><th>Answered</th><th>Precision</th><th>Recall</th><th>F1</th></tr></thead><tbody>${rows}</tbody></table></div><p class="note">Precision: of the items given this answer, how many were right ("–" when never given). Recall: of the answered items that expected it, how many got it.</p>`;
+	return `<h2>${escapeHtml(title)}</h2><div class="scroll"><table class="classes"><thead><tr><th></th><th>Expected</th><th>Answered</th><th>Precision</th><th>Recall</th><th>F1</th></tr></thead><tbody>${rows}</tbody></table></div><p class="note">Precision: of the items given this answer, how many were right ("–" when never given). Recall: of the answered items that expected it, how many got it. Beside each, its 95% interval: with few items it is wide.</p>`;
 }
 
 const W = 640;
@@ -177,17 +243,33 @@ function curve(
 				`<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${fixed(y(v))}" y2="${fixed(y(v))}" stroke="#eef0f5"/><text x="${PAD.left - 6}" y="${fixed(y(v) + 4)}" text-anchor="end" font-size="11" fill="#5b6478">${v * 100}%</text><text x="${fixed(x(v))}" y="${H - PAD.bottom + 16}" text-anchor="middle" font-size="11" fill="#5b6478">${v.toFixed(2)}</text>`,
 		)
 		.join('');
+	// The accuracy's 95% interval as a band: where the true accuracy at each threshold may lie.
+	const banded = rows.filter((row) => row.accuracyInterval !== null);
+	const band = banded.length
+		? `<polygon fill="#2563eb" fill-opacity="0.12" stroke="none" points="${[
+				...banded.map(
+					(row) =>
+						`${fixed(x(row.threshold))},${fixed(y((row.accuracyInterval as RateInterval).high))}`,
+				),
+				...[...banded]
+					.reverse()
+					.map(
+						(row) =>
+							`${fixed(x(row.threshold))},${fixed(y((row.accuracyInterval as RateInterval).low))}`,
+					),
+			].join(' ')}"/>`
+		: '';
 	const marker = recommended
 		? `<line x1="${fixed(x(recommended.threshold))}" x2="${fixed(x(recommended.threshold))}" y1="${PAD.top}" y2="${H - PAD.bottom}" stroke="#16a34a" stroke-width="2" stroke-dasharray="5 4"/><text x="${fixed(x(recommended.threshold) + 4)}" y="${PAD.top + 12}" font-size="12" fill="#15803d" data-recommended="${recommended.threshold}">${escapeHtml(`≥ ${formatNumber(recommended.threshold)}`)}</text>`
 		: '';
-	const svg = `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${escapeHtml(title)}" xmlns="http://www.w3.org/2000/svg">${grid}<polyline fill="none" stroke="#2563eb" stroke-width="2.5" points="${line((r) => r.accuracy)}"/><polyline fill="none" stroke="#f59e0b" stroke-width="2.5" points="${line((r) => r.coverage)}"/>${marker}<text x="${fixed((W + PAD.left) / 2)}" y="${H - 6}" text-anchor="middle" font-size="12" fill="#1d2433">${escapeHtml(axis)}</text></svg>`;
+	const svg = `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${escapeHtml(title)}" xmlns="http://www.w3.org/2000/svg">${grid}${band}<polyline fill="none" stroke="#2563eb" stroke-width="2.5" points="${line((r) => r.accuracy)}"/><polyline fill="none" stroke="#f59e0b" stroke-width="2.5" points="${line((r) => r.coverage)}"/>${marker}<text x="${fixed((W + PAD.left) / 2)}" y="${H - 6}" text-anchor="middle" font-size="12" fill="#1d2433">${escapeHtml(axis)}</text></svg>`;
 	const table = rows
 		.map(
 			(row) =>
-				`<tr${recommended && row.threshold === recommended.threshold ? ' class="recommended"' : ''}><td>${formatNumber(row.threshold)}</td><td>${row.count}</td><td>${formatRate(row.coverage)}</td><td>${formatRate(row.accuracy)}</td></tr>`,
+				`<tr${recommended && row.threshold === recommended.threshold ? ' class="recommended"' : ''}><td>${formatNumber(row.threshold)}</td><td>${row.count}</td>${rateCell(row.coverage, row.coverageInterval)}${rateCell(row.accuracy, row.accuracyInterval)}</tr>`,
 		)
 		.join('');
-	return `<h2>${escapeHtml(title)}</h2><div class="chart">${svg}<p class="legend"><span class="swatch" style="background:#2563eb"></span>accuracy<span class="swatch" style="background:#f59e0b"></span>share of items kept<span class="swatch" style="background:#16a34a"></span>lowest threshold reaching the target</p></div><details><summary>Table</summary><div class="scroll"><table class="coverage"><thead><tr><th>${escapeHtml(axis)} at least</th><th>Items</th><th>Kept</th><th>Accuracy</th></tr></thead><tbody>${table}</tbody></table></div></details>`;
+	return `<h2>${escapeHtml(title)}</h2><div class="chart">${svg}<p class="legend"><span class="swatch" style="background:#2563eb"></span>accuracy (band: its 95% interval)<span class="swatch" style="background:#f59e0b"></span>share of items kept<span class="swatch" style="background:#16a34a"></span>lowest threshold surely reaching the target (the band's low edge at or above it)</p></div><details><summary>Table</summary><div class="scroll"><table class="coverage"><thead><tr><th>${escapeHtml(axis)} at least</th><th>Items</th><th>Kept</th><th>Accuracy</th></tr></thead><tbody>${table}</tbody></table></div></details>`;
 }
 
 function histogram(bins: ReadonlyArray<{ error: number; count: number }>): string {
@@ -254,7 +336,7 @@ export function renderReport(metrics: Metrics, options: ReportOptions = {}): str
 			'Gap',
 		),
 		`<section class="figures">${mix('Engines', metrics.engines)}${mix('Models', metrics.models)}</section>`,
-		`<p class="note">Accuracy counts answered items only: uncertain and pending items lower the share answered, they are never counted wrong. Target accuracy: ${formatRate(metrics.targetAccuracy)}.</p>`,
+		`<p class="note">Accuracy counts answered items only: uncertain and pending items lower the share answered, they are never counted wrong. Target accuracy: ${formatRate(metrics.targetAccuracy)}. Beside each rate: its 95% interval (Wilson score) and the items it is over; a setting is recommended only when the interval's low end at that setting reaches the target.</p>`,
 	);
 	return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title><style>${CSS}</style></head><body><main><h1>${escapeHtml(title)}</h1><p class="sub">${subtitle}</p>${sections.join('')}</main></body></html>`;
 }

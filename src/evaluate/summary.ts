@@ -1,5 +1,6 @@
-import type { ItemOutcome, Metrics } from './metrics';
+import type { ItemOutcome, Metrics, NotYetSupported, RateInterval } from './metrics';
 import { DEFAULT_THRESHOLDS } from './metrics';
+import { intervalWords, itemCount, notYetSupported, rateInterval, supports } from './tables';
 
 // The evaluation in people's words (a headline and a few sentences for the output panel) and the
 // report's JSON for machines: the API's snake_case, figures rounded to 4 decimals. Pure.
@@ -14,6 +15,8 @@ export interface SettingEffect {
 	wrongCaught: number;
 	/** Accuracy of the answers left. */
 	accuracy: number | null;
+	/** Its 95 % interval, over the answers left. */
+	accuracyInterval: RateInterval | null;
 }
 
 export interface Summary {
@@ -21,14 +24,32 @@ export interface Summary {
 	headline: string;
 	/** The doubtful items, the recommendations, the cost: one sentence each. */
 	sentences: string[];
-	/** The lowest minimum confidence that reaches the target accuracy (value 0: none needed), or null. */
+	/**
+	 * The lowest minimum confidence the data supports (value 0: none needed), or null: the 95 %
+	 * lower bound of the accuracy of the answers it leaves reaches the target.
+	 */
 	confidence: SettingEffect | null;
-	/** The lowest Close Call Gap that reaches it (value 0: none needed), or null. */
+	/** The lowest Close Call Gap the data supports (value 0: none needed), or null. */
 	closeCallGap: SettingEffect | null;
+	/**
+	 * When a setting is null above but one reaches the target on these items' figures alone: it,
+	 * its items and about how many it needs ("not enough items yet (12; about 35 needed)").
+	 */
+	notYet: { confidence: NotYetSupported | null; closeCallGap: NotYetSupported | null };
 }
 
 const percent = (value: number | null): string =>
 	value === null ? '–' : `${Math.round(value * 1000) / 10}%`;
+
+/** A rate for people: "93.4% (86–97%, 91 items)"; without the count when `count` is false. */
+export function rateWords(
+	value: number | null,
+	interval: RateInterval | null,
+	count = true,
+): string {
+	if (value === null || !interval) return percent(value);
+	return `${percent(value)} (${intervalWords(interval)}${count ? `, ${itemCount(interval.n)}` : ''})`;
+}
 
 /** Answered items kept by a setting (`keep`), and what the others would have been. */
 function effectOf(
@@ -44,27 +65,66 @@ function effectOf(
 		sentToReview: sent.length,
 		wrongCaught: sent.filter((outcome) => outcome.correct === false).length,
 		accuracy: kept.length ? right / kept.length : null,
+		accuracyInterval: rateInterval(right, kept.length),
 	};
 }
 
-/** The lowest setting whose answers left reach the target. */
+/**
+ * The lowest setting the data supports (tables.ts `supports`); when there is none, the lowest
+ * whose answers left reach the target on these items alone, as not yet supported.
+ */
 function lowest(
 	answered: readonly ItemOutcome[],
 	target: number,
 	keepAt: (value: number) => (outcome: ItemOutcome) => boolean,
-): SettingEffect | null {
+): { effect: SettingEffect | null; notYet: NotYetSupported | null } {
+	let reached: SettingEffect | undefined;
 	for (const value of DEFAULT_THRESHOLDS) {
 		const effect = effectOf(answered, value, keepAt(value));
-		if (effect.accuracy !== null && effect.accuracy >= target) return effect;
+		if (supports(effect.accuracyInterval, target)) return { effect, notYet: null };
+		if (!reached && effect.accuracy !== null && effect.accuracy >= target) reached = effect;
 	}
-	return null;
+	if (!reached || !reached.accuracyInterval) return { effect: null, notYet: null };
+	const kept = reached.accuracyInterval.n;
+	const right = Math.round((reached.accuracy as number) * kept);
+	return { effect: null, notYet: notYetSupported(reached.value, right, kept, target) };
 }
 
-function settingSentence(name: string, effect: SettingEffect | null, target: string): string {
+/** What a setting the data does not support yet says on a tile. */
+export const NOT_YET = 'not enough items yet';
+
+/** "12; about 35 needed": the items a setting keeps, and about how many it needs. */
+export function notYetCounts(notYet: NotYetSupported): string {
+	const needed =
+		notYet.needed === null
+			? 'at exactly the target no number of items is enough'
+			: `about ${notYet.needed} needed`;
+	return `${notYet.items}; ${needed}`;
+}
+
+/** "not enough items yet (12; about 35 needed)". */
+export const notYetWords = (notYet: NotYetSupported): string =>
+	`${NOT_YET} (${notYetCounts(notYet)})`;
+
+function settingSentence(
+	name: string,
+	effect: SettingEffect | null,
+	notYet: NotYetSupported | null,
+	target: string,
+): string {
+	const Name = `${name[0].toUpperCase()}${name.slice(1)}`;
+	if (notYet) {
+		const where =
+			notYet.threshold === 0
+				? 'the answers are'
+				: `at ${notYet.threshold.toFixed(2)} the answers left are`;
+		return `${Name}: ${notYetWords(notYet)}: ${where} ${rateWords(notYet.accuracy, notYet.accuracyInterval)} right, not surely ${target}.`;
+	}
 	if (!effect) return `No ${name} reaches ${target} accuracy on these items.`;
+	const left = rateWords(effect.accuracy, effect.accuracyInterval);
 	if (effect.value === 0 || effect.sentToReview === 0)
-		return `${name[0].toUpperCase()}${name.slice(1)}: none needed, the answers already reach ${target} accuracy.`;
-	return `A ${name} of ${effect.value.toFixed(2)} would send ${effect.sentToReview} answered items to review, ${effect.wrongCaught} of them wrong, and leave ${percent(effect.accuracy)} right.`;
+		return `${Name}: none needed, the answers already reach ${target} accuracy: ${left} right.`;
+	return `A ${name} of ${effect.value.toFixed(2)} would send ${effect.sentToReview} answered items to review, ${effect.wrongCaught} of them wrong, and leave ${left} right.`;
 }
 
 /** The evaluation in people's words; `cost`: what the node charged (costSentence). */
@@ -84,26 +144,41 @@ export function summaryOf(metrics: Metrics, cost: Cost = costOfMetrics(metrics))
 		(value) => (outcome) => value === 0 || outcome.gap === null || outcome.gap > value,
 	);
 	const headline = metrics.total
-		? `Answered ${metrics.answered} of ${metrics.total} items (${percent(metrics.coverage)}); ${right} of them right (${percent(metrics.accuracy)}).`
+		? `Answered ${metrics.answered} of ${metrics.total} items, ${rateWords(metrics.coverage, metrics.coverageInterval, false)}; ${right} of them right, ${rateWords(metrics.accuracy, metrics.accuracyInterval)}.`
 		: 'No item was evaluated.';
 	const sentences: string[] = [];
 	const doubtful = metrics.doubtful;
 	if (doubtful.count) {
-		let sentence = `${doubtful.count} were doubtful (uncertain or sent to review): the machine's guess was right on ${doubtful.guessRight} of ${doubtful.guessed}.`;
+		const sure = doubtful.guessed ? ` (${intervalWords(doubtful.guessAccuracyInterval)})` : '';
+		let sentence = `${doubtful.count} were doubtful (uncertain or sent to review): the machine's guess was right on ${doubtful.guessRight} of ${doubtful.guessed}${sure}.`;
 		const best = [...doubtful.byThreshold]
 			.reverse()
 			.find(
 				(row) => row.routed > 0 && row.accuracy !== null && row.accuracy >= metrics.targetAccuracy,
 			);
 		if (best) {
-			sentence += ` Lowering the threshold to ${best.threshold.toFixed(2)} would have routed ${best.routed} of them, ${best.right} right.`;
+			sentence += ` Lowering the threshold to ${best.threshold.toFixed(2)} would have routed ${best.routed} of them, ${best.right} right (${intervalWords(best.accuracyInterval)})`;
+			const notYet = supports(best.accuracyInterval, metrics.targetAccuracy)
+				? null
+				: notYetSupported(best.threshold, best.right, best.routed, metrics.targetAccuracy);
+			sentence += notYet ? `: ${notYetWords(notYet)} to be sure of ${target}.` : '.';
 		}
 		sentences.push(sentence);
 	}
-	sentences.push(settingSentence('minimum confidence', confidence, target));
-	sentences.push(settingSentence('Close Call Gap', closeCallGap, target));
+	sentences.push(
+		settingSentence('minimum confidence', confidence.effect, confidence.notYet, target),
+	);
+	sentences.push(
+		settingSentence('Close Call Gap', closeCallGap.effect, closeCallGap.notYet, target),
+	);
 	sentences.push(costSentence(cost));
-	return { headline, sentences, confidence, closeCallGap };
+	return {
+		headline,
+		sentences,
+		confidence: confidence.effect,
+		closeCallGap: closeCallGap.effect,
+		notYet: { confidence: confidence.notYet, closeCallGap: closeCallGap.notYet },
+	};
 }
 
 /** What the evaluating node charged, and what the runs it scored free were paid upstream. */
@@ -144,7 +219,6 @@ export function costOfMetrics(metrics: Metrics): Cost {
 		mayHaveBeenCharged: 0,
 	};
 }
-
 
 const snake = (key: string): string =>
 	key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);

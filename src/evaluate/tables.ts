@@ -8,11 +8,68 @@ import type {
 	ItemOutcome,
 	Judged,
 	NameCount,
+	NotYetSupported,
+	RateInterval,
 } from './metrics-types';
+import { itemsNeededToReach, wilsonInterval } from './stats';
 
 /** A ratio, null (never NaN) when there is nothing to divide by. */
 export const ratio = (numerator: number, denominator: number): number | null =>
 	denominator > 0 ? numerator / denominator : null;
+
+/** The level of every interval the report prints. */
+export const REPORT_LEVEL = 0.95;
+
+/** A rate's 95 % Wilson interval and count; null (like the rate) when there is nothing to divide by. */
+export function rateInterval(successes: number, n: number): RateInterval | null {
+	if (!(n > 0)) return null;
+	const { low, high } = wilsonInterval(successes, n, REPORT_LEVEL);
+	return { low, high, n, level: REPORT_LEVEL };
+}
+
+/**
+ * An interval in words: "86–97%", whole percents (one decimal when the two would read the same),
+ * "–" when there is none.
+ */
+export function intervalWords(interval: RateInterval | null | undefined): string {
+	if (!interval) return '–';
+	const digits = interval.high - interval.low < 0.02 ? 1 : 0;
+	const at = (value: number) =>
+		(Math.round(value * 100 * 10 ** digits) / 10 ** digits).toFixed(digits);
+	return `${at(interval.low)}–${at(interval.high)}%`;
+}
+
+/** "1 item", "91 items". */
+export const itemCount = (count: number): string => `${count} ${count === 1 ? 'item' : 'items'}`;
+
+/**
+ * Whether the data supports a setting: the 95 % Wilson lower bound of the accuracy of the answers
+ * it keeps reaches the target. A point estimate at the target is a coin toss that the true rate is
+ * below it; the lower bound makes that chance about 2.5 % (one-sided).
+ */
+export const supports = (interval: RateInterval | null, target: number): boolean =>
+	interval !== null && interval.low >= target;
+
+/**
+ * A setting that reaches the target on its figures but is not supported yet: its items, its
+ * accuracy and interval, and about how many items at that accuracy the lower bound needs.
+ */
+export function notYetSupported(
+	threshold: number,
+	right: number,
+	kept: number,
+	target: number,
+): NotYetSupported | null {
+	const interval = rateInterval(right, kept);
+	if (!interval) return null;
+	return {
+		threshold,
+		items: kept,
+		accuracy: right / kept,
+		accuracyInterval: interval,
+		needed: itemsNeededToReach(target, right / kept, REPORT_LEVEL),
+	};
+}
 
 /** The doubtful items scored by their guesses, and what lowering the threshold would have done. */
 export function doubtfulMetrics(
@@ -31,10 +88,17 @@ export function doubtfulMetrics(
 		guessed: guessed.length,
 		guessRight,
 		guessAccuracy: ratio(guessRight, guessed.length),
+		guessAccuracyInterval: rateInterval(guessRight, guessed.length),
 		byThreshold: below.map((threshold) => {
 			const routed = guessed.filter((o) => (o.confidence ?? 0) >= threshold);
 			const right = routed.filter((o) => o.guessRight).length;
-			return { threshold, routed: routed.length, right, accuracy: ratio(right, routed.length) };
+			return {
+				threshold,
+				routed: routed.length,
+				right,
+				accuracy: ratio(right, routed.length),
+				accuracyInterval: rateInterval(right, routed.length),
+			};
 		}),
 	};
 }
@@ -51,7 +115,15 @@ export function classMetrics(
 			: precision + recall === 0
 				? 0
 				: (2 * precision * recall) / (precision + recall);
-	return { key, ...counts, precision, recall, f1 };
+	return {
+		key,
+		...counts,
+		precision,
+		precisionInterval: rateInterval(counts.truePositives, counts.predicted),
+		recall,
+		recallInterval: rateInterval(counts.truePositives, counts.answeredSupport),
+		f1,
+	};
 }
 
 export function macro(classes: readonly ClassMetrics[]): number | null {
@@ -93,14 +165,32 @@ export function coverageTable(
 			threshold,
 			count,
 			coverage: total ? count / total : 0,
+			coverageInterval: rateInterval(count, total),
 			accuracy: ratio(correct, count),
+			accuracyInterval: rateInterval(correct, count),
 		};
 	});
 }
 
+/** The lowest threshold the data supports (`supports`), or null. */
 export function recommend(rows: readonly CoverageRow[], target: number): CoverageRow | null {
 	const sorted = [...rows].sort((a, b) => a.threshold - b.threshold);
-	return sorted.find((row) => row.accuracy !== null && row.accuracy >= target) ?? null;
+	return sorted.find((row) => supports(row.accuracyInterval, target)) ?? null;
+}
+
+/**
+ * When no threshold is supported: the lowest whose accuracy reaches the target on these items
+ * alone, with what it lacks; null when one is supported or none reaches the target at all.
+ */
+export function notYetRecommended(
+	rows: readonly CoverageRow[],
+	target: number,
+): NotYetSupported | null {
+	if (recommend(rows, target)) return null;
+	const sorted = [...rows].sort((a, b) => a.threshold - b.threshold);
+	const row = sorted.find((each) => each.accuracy !== null && each.accuracy >= target);
+	if (!row || row.accuracy === null) return null;
+	return notYetSupported(row.threshold, Math.round(row.accuracy * row.count), row.count, target);
 }
 
 /** Route and score: per-key counts and the confusion matrix over the decision's keys. */

@@ -5,12 +5,19 @@ import {
 	type EvaluationDecision,
 	type ScoredItem,
 } from '../../src/evaluate';
+import { wilsonInterval } from '../../src/evaluate/stats';
 import { jsonObject } from '../support/js-names';
 import { answerOfRun, type RunFields } from '../support/answers';
 
 type EvaluatedRun = RunFields;
 
 // Every expected figure below is computed by hand from the small tables in the comments.
+
+/** The 95 % interval a rate of `successes` of `n` carries (the formula is tested in evaluate-stats). */
+const ci = (successes: number, n: number) => {
+	const { low, high } = wilsonInterval(successes, n);
+	return { low, high, n, level: 0.95 };
+};
 
 const item = (expected: unknown, run: EvaluatedRun, charged = 0): ScoredItem => ({
 	expected,
@@ -76,6 +83,19 @@ describe('route', () => {
 		expect(metrics.otherRate).toBe(0);
 	});
 
+	it('gives every rate its 95 % interval over its own count', () => {
+		expect(metrics.accuracyInterval).toEqual(ci(4, 6));
+		expect(metrics.coverageInterval).toEqual(ci(6, 8));
+		expect(metrics.uncertainRateInterval).toEqual(ci(1, 8));
+		expect(metrics.pendingRateInterval).toEqual(ci(1, 8));
+		expect(metrics.otherRateInterval).toEqual(ci(0, 8));
+		// 4 of 6 right: 30–90 %, wide on so few items
+		expect(metrics.accuracyInterval).toMatchObject({
+			low: expect.closeTo(0.3, 2),
+			high: expect.closeTo(0.9032, 3),
+		});
+	});
+
 	it('gives precision, recall and F1 per option, null where undefined', () => {
 		const byKey = new Map(metrics.classes.map((c) => [c.key, c]));
 		// billing: predicted 0,1,5 (3), TP 0,1 (2), answered support 0,1,2 (3) → P 2/3, R 2/3, F1 2/3
@@ -86,7 +106,9 @@ describe('route', () => {
 			predicted: 3,
 			truePositives: 2,
 			precision: 2 / 3,
+			precisionInterval: ci(2, 3),
 			recall: 2 / 3,
+			recallInterval: ci(2, 3),
 			f1: expect.closeTo(2 / 3, 12),
 		});
 		// technical: predicted 2,3 (2), TP 3, answered support 3 only (4 is uncertain: not wrong)
@@ -99,6 +121,9 @@ describe('route', () => {
 			recall: 1,
 		});
 		expect(byKey.get('technical')?.f1).toBeCloseTo(2 / 3, 12);
+		// precision over the 2 answers given, recall over the 1 answered item expecting it
+		expect(byKey.get('technical')?.precisionInterval).toEqual(ci(1, 2));
+		expect(byKey.get('technical')?.recallInterval).toEqual(ci(1, 1));
 		// sales: never predicted → precision null (not NaN); answered support 1 (item 5), TP 0 → R 0;
 		// F1 null because precision is null
 		expect(byKey.get('sales')).toMatchObject({
@@ -118,7 +143,9 @@ describe('route', () => {
 			predicted: 0,
 			truePositives: 0,
 			precision: null,
+			precisionInterval: null,
 			recall: null,
+			recallInterval: null,
 			f1: null,
 		});
 		// macro F1 over the defined F1s: (2/3 + 2/3 + 1) / 3 = 7/9
@@ -158,16 +185,59 @@ describe('route', () => {
 
 	it('tabulates coverage against accuracy over confidence and recommends the lowest threshold', () => {
 		// answered confidences: 0.90✓ 0.80✓ 0.55✗ 0.95✓ 0.60✗ 0.70✓ (✓ correct)
+		const row = (threshold: number, count: number, right: number) => ({
+			threshold,
+			count,
+			coverage: count / 8,
+			coverageInterval: ci(count, 8),
+			accuracy: right / count,
+			accuracyInterval: ci(right, count),
+		});
 		expect(metrics.coverageByConfidence).toEqual([
-			{ threshold: 0, count: 6, coverage: 6 / 8, accuracy: 4 / 6 },
-			{ threshold: 0.6, count: 5, coverage: 5 / 8, accuracy: 4 / 5 },
-			{ threshold: 0.8, count: 3, coverage: 3 / 8, accuracy: 1 },
-			{ threshold: 0.95, count: 1, coverage: 1 / 8, accuracy: 1 },
+			row(0, 6, 4),
+			row(0.6, 5, 4),
+			row(0.8, 3, 3),
+			row(0.95, 1, 1),
 		]);
-		// target 0.8: 0.00 gives 0.667, 0.60 gives 0.8 → 0.6
-		expect(metrics.recommended.confidence?.threshold).toBe(0.6);
+		// target 0.8: 0.00 gives 0.667, 0.60 gives 0.8, but on 5 items (lower bound 38 %): nothing
+		// is supported; 0.60 reaches the target on its figures, exactly: no number of items is enough.
+		expect(metrics.recommended.confidence).toBeNull();
+		expect(metrics.recommended.notYet.confidence).toEqual({
+			threshold: 0.6,
+			items: 5,
+			accuracy: 0.8,
+			accuracyInterval: ci(4, 5),
+			needed: null,
+		});
 		const strict = evaluate(decision, items, { thresholds: [0, 0.6, 0.8], targetAccuracy: 1.01 });
 		expect(strict.metrics.recommended.confidence).toBeNull();
+		expect(strict.metrics.recommended.notYet.confidence).toBeNull();
+	});
+
+	it('recommends a threshold only when the 95 % lower bound of its accuracy reaches the target', () => {
+		// 60 answers at confidence 0.9, all right; 40 at 0.5, half right. Target 0.9.
+		const many = (sure: number) => [
+			...Array.from({ length: sure }, () => item('billing', routeRun('ok', 'billing', 0.9))),
+			...Array.from({ length: 40 }, (_, i) =>
+				item('billing', routeRun('ok', i % 2 ? 'billing' : 'sales', 0.5)),
+			),
+		];
+		const supported = evaluate(decision, many(60), { targetAccuracy: 0.9 }).metrics;
+		// from 0.55 on, 60 of 60 right: Wilson 94.0–100 %, low end ≥ 90 %
+		expect(supported.recommended.confidence).toMatchObject({ threshold: 0.55, count: 60 });
+		expect(supported.recommended.confidence?.accuracyInterval?.low).toBeGreaterThanOrEqual(0.9);
+		expect(supported.recommended.notYet.confidence).toBeNull();
+		// 20 of 20 right: 100 % on its figures, but Wilson's low end is 83.9 %: not yet. About
+		// 35 items are needed (n / (n + z²) ≥ 0.9 ⇔ n ≥ 9z² = 34.6).
+		const few = evaluate(decision, many(20), { targetAccuracy: 0.9 }).metrics;
+		expect(few.recommended.confidence).toBeNull();
+		expect(few.recommended.notYet.confidence).toMatchObject({
+			threshold: 0.55,
+			items: 20,
+			accuracy: 1,
+			needed: 35,
+		});
+		expect(few.recommended.notYet.confidence?.accuracyInterval.low).toBeCloseTo(0.839, 3);
 	});
 
 	it('keeps per-item outcomes for the node', () => {
@@ -261,8 +331,14 @@ describe('unknown or malformed expected answers', () => {
 			threshold: 0,
 			count: 0,
 			coverage: 0,
+			coverageInterval: null,
 			accuracy: null,
+			accuracyInterval: null,
 		});
+		// no count, no interval: null like the rate, never 0–100 % dressed as a figure
+		expect(metrics.accuracyInterval).toBeNull();
+		expect(metrics.coverageInterval).toBeNull();
+		expect(metrics.recommended.notYet).toEqual({ confidence: null, gap: null });
 		expect(JSON.stringify(metrics)).not.toContain('NaN');
 	});
 });
@@ -289,13 +365,23 @@ describe('the gap table and ties', () => {
 	});
 
 	it('tabulates coverage over the gap', () => {
+		const row = (threshold: number, count: number, right: number) => ({
+			threshold,
+			count,
+			coverage: count / 4,
+			coverageInterval: ci(count, 4),
+			accuracy: right / count,
+			accuracyInterval: ci(right, count),
+		});
 		expect(metrics.coverageByGap).toEqual([
-			{ threshold: 0, count: 4, coverage: 1, accuracy: 3 / 4 },
-			{ threshold: 0.1, count: 2, coverage: 0.5, accuracy: 1 },
-			{ threshold: 0.3, count: 2, coverage: 0.5, accuracy: 1 },
-			{ threshold: 0.5, count: 1, coverage: 0.25, accuracy: 1 },
+			row(0, 4, 3),
+			row(0.1, 2, 2),
+			row(0.3, 2, 2),
+			row(0.5, 1, 1),
 		]);
-		expect(metrics.recommended.gap?.threshold).toBe(0.1);
+		// 0.10 reaches 90 % on 2 items (100 %, 34–100 %): not supported; about 35 items needed
+		expect(metrics.recommended.gap).toBeNull();
+		expect(metrics.recommended.notYet.gap).toMatchObject({ threshold: 0.1, items: 2, needed: 35 });
 	});
 });
 
@@ -340,6 +426,7 @@ describe('score', () => {
 		expect(metrics.meanAbsoluteError).toBe(0.75);
 		// at most one level off: 0, 1, 3 → 3/4
 		expect(metrics.withinOneAccuracy).toBe(0.75);
+		expect(metrics.withinOneAccuracyInterval).toEqual(ci(3, 4));
 		expect(metrics.uncertainRate).toBe(1 / 6);
 		expect(metrics.otherRate).toBe(1 / 6);
 	});
@@ -427,6 +514,7 @@ describe('classify', () => {
 	it('gives exact-set match and Hamming loss over answered items', () => {
 		expect(metrics.answered).toBe(5);
 		expect(metrics.exactSetMatch).toBe(3 / 5);
+		expect(metrics.exactSetMatchInterval).toEqual(ci(3, 5));
 		// 2 wrong decisions / (5 answered × 4 labels)
 		expect(metrics.hammingLoss).toBe(2 / 20);
 		expect(metrics.uncertainRate).toBe(1 / 6);

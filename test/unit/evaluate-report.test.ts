@@ -92,10 +92,18 @@ describe('the route report', () => {
 		expect(figureOf(html, 'pending')).toBe('0.0%');
 		expect(figureOf(html, 'units')).toBe('3');
 		expect(figureOf(html, 'items')).toBe('4');
-		// confidence ≥ 0.80: items 0 and 2, both right → the lowest threshold reaching 90% is 0.55
-		// (0.55 … 0.80 keep exactly items 0 and 2)
-		expect(metrics.recommended.confidence?.threshold).toBe(0.55);
-		expect(figureOf(html, 'recommended')).toBe('0.55');
+		// confidence ≥ 0.55: items 0 and 2, both right → 0.55 reaches 90% on its figures, but two
+		// items prove little (Wilson 34–100 %): not recommended, and the tile says what it lacks.
+		expect(metrics.recommended.confidence).toBeNull();
+		expect(metrics.recommended.notYet.confidence).toMatchObject({ threshold: 0.55, items: 2 });
+		expect(figureOf(html, 'recommended')).toBe('not enough items yet');
+		// every rate tile carries its interval and count
+		expect(html).toContain(
+			'<span class="label">Accuracy (answered items)</span><span class="ci">21–94%, 3 items</span>',
+		);
+		expect(html).toContain(
+			'<span class="label">Answered</span><span class="ci">30–95%, 4 items</span>',
+		);
 		expect(figureOf(html, 'macro-f1')).toBe(formatNumber(metrics.macroF1));
 	});
 
@@ -151,23 +159,37 @@ describe('the route report', () => {
 		expect(rows[0]).toEqual([1, 1, 0, 0, 0, 0, 0, 2]);
 	});
 
-	it('marks the recommended threshold on the coverage curve', () => {
-		expect(html).toContain('data-recommended="0.55"');
+	it('marks no threshold the items do not support', () => {
+		expect(html).not.toContain('data-recommended=');
 		expect((html.match(/<svg /g) ?? []).length).toBe(2);
-		expect(html).toContain('<tr class="recommended"><td>0.55</td>');
+		expect(html).not.toContain('<tr class="recommended">');
+	});
+
+	it('marks the recommended threshold on the coverage curve, with the accuracy band', () => {
+		// 40 answers at 0.9 all right, 10 at 0.5 all wrong: from 0.55 on, 40 of 40 (91–100 %).
+		const supported = evaluate(decision, [
+			...Array.from({ length: 40 }, () => item('billing', run('billing', 0.9))),
+			...Array.from({ length: 10 }, () => item('billing', run('constructor', 0.5))),
+		]).metrics;
+		const page = renderReport(supported);
+		expect(supported.recommended.confidence?.threshold).toBe(0.55);
+		expect(page).toContain('data-recommended="0.55"');
+		expect(page).toContain(
+			'<tr class="recommended"><td>0.55</td><td>40</td><td>80.0%<span class="ci">67–89%</span></td><td>100.0%<span class="ci">91–100%</span></td></tr>',
+		);
+		// the 95 % band around the accuracy line, one per curve
+		expect((page.match(/<polygon fill="#2563eb" fill-opacity="0.12"/g) ?? []).length).toBe(2);
+		expect(figureOf(page, 'recommended')).toBe('0.55');
 	});
 
 	it('lists the per-option figures', () => {
 		const row = /<tr data-key="billing">([\s\S]*?)<\/tr>/.exec(html)?.[1] ?? '';
-		// billing: expected 2, answered billing 1 (item 0), precision 1/1, recall 1/2, F1 2/3
-		expect([...row.matchAll(/<td[^>]*>([^<]*)<\/td>/g)].map((m) => m[1])).toEqual([
-			'billing',
-			'2',
-			'1',
-			'100.0%',
-			'50.0%',
-			'0.67',
-		]);
+		// billing: expected 2, answered billing 1 (item 0), precision 1/1, recall 1/2, F1 2/3; each
+		// rate with its 95 % interval (1/1: 21–100 %, 1/2: 9–91 %)
+		const cells = [...row.matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((m) =>
+			m[1].replace(/<[^>]+>/g, ' ').trim(),
+		);
+		expect(cells).toEqual(['billing', '2', '1', '100.0% 21–100%', '50.0% 9–91%', '0.67']);
 	});
 });
 

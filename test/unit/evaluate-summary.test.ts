@@ -39,24 +39,65 @@ describe('summaryOf', () => {
 			{ targetAccuracy: 0.9, confidenceThreshold: 0.6 },
 		);
 		const summary = summaryOf(metrics);
-		expect(summary.headline).toBe('Answered 2 of 5 items (40%); 1 of them right (50%).');
+		// Each rate with its 95 % Wilson interval: 2/5 → 12–77 %, 1/2 → 9–91 %.
+		expect(summary.headline).toBe(
+			'Answered 2 of 5 items, 40% (12–77%); 1 of them right, 50% (9–91%, 2 items).',
+		);
 		// guesses: billing (0.55, right), billing (0.52: sales 0.48, wrong), sales (billing 0.3, right)
 		expect(metrics.doubtful).toMatchObject({ count: 3, guessed: 3, guessRight: 2 });
+		// 2 of 3 → 21–94 %; 1 of 1 routed → 21–100 %: far from sure of 90 %.
 		expect(summary.sentences[0]).toBe(
-			"3 were doubtful (uncertain or sent to review): the machine's guess was right on 2 of 3. Lowering the threshold to 0.55 would have routed 1 of them, 1 right.",
+			"3 were doubtful (uncertain or sent to review): the machine's guess was right on 2 of 3 (21–94%). Lowering the threshold to 0.55 would have routed 1 of them, 1 right (21–100%): not enough items yet (1; about 35 needed) to be sure of 90%.",
 		);
-		// A minimum confidence of 0.75 keeps the 0.9 answer alone: right.
-		expect(summary.confidence).toMatchObject({ value: 0.75, sentToReview: 1, wrongCaught: 1 });
+		// A minimum confidence of 0.75 keeps the 0.9 answer alone: right, but one item proves
+		// little (Wilson 21–100 %): no recommendation, what it lacks instead.
+		expect(summary.confidence).toBeNull();
+		expect(summary.notYet.confidence).toMatchObject({ threshold: 0.75, items: 1, needed: 35 });
 		expect(summary.sentences[1]).toBe(
-			'A minimum confidence of 0.75 would send 1 answered items to review, 1 of them wrong, and leave 100% right.',
+			'Minimum confidence: not enough items yet (1; about 35 needed): at 0.75 the answers left are 100% (21–100%, 1 item) right, not surely 90%.',
+		);
+		const html = renderReport(metrics);
+		expect(html).toContain(
+			'data-figure="recommended"><span class="value">not enough items yet</span><span class="label">Minimum confidence for 90.0% accuracy</span><span class="ci">(1; about 35 needed)</span>',
+		);
+	});
+
+	it('recommends a minimum confidence the items support, with its interval', () => {
+		// 40 answers at 0.9, all right; 10 at 0.6, all wrong. At 0.65 the 40 left are 100 % right,
+		// Wilson 91.2–100 %: the low end reaches 90 %.
+		const { metrics } = evaluate(decision, [
+			...Array.from({ length: 40 }, () => item('billing', 'ok', 'billing', 0.9)),
+			...Array.from({ length: 10 }, () => item('sales', 'ok', 'billing', 0.6)),
+		]);
+		const summary = summaryOf(metrics);
+		expect(summary.confidence).toMatchObject({ value: 0.65, sentToReview: 10, wrongCaught: 10 });
+		expect(summary.confidence?.accuracyInterval?.low).toBeCloseTo(40 / (40 + 1.959964 ** 2), 5);
+		expect(summary.notYet.confidence).toBeNull();
+		expect(summary.sentences).toContain(
+			'A minimum confidence of 0.65 would send 10 answered items to review, 10 of them wrong, and leave 100% (91–100%, 40 items) right.',
+		);
+		expect(summary.headline).toBe(
+			'Answered 50 of 50 items, 100% (93–100%); 40 of them right, 80% (67–89%, 50 items).',
+		);
+		const html = renderReport(metrics);
+		expect(html).toMatch(/data-figure="recommended"><span class="value">0.65</);
+		expect(html).toContain('<span class="ci">leaves 100% (91–100%, 40 items) right</span>');
+		expect(html).toContain(
+			'data-figure="accuracy"><span class="value">80.0%</span><span class="label">Accuracy (answered items)</span><span class="ci">67–89%, 50 items</span>',
 		);
 	});
 
 	it('says "none needed" when the answers already reach the target, never a threshold of 0.00', () => {
-		const { metrics } = evaluate(decision, [item('billing', 'ok', 'billing', 0.9)]);
+		// 100 of 100 right: Wilson 96.3–100 %, surely above 90 % with no setting.
+		const { metrics } = evaluate(
+			decision,
+			Array.from({ length: 100 }, () => item('billing', 'ok', 'billing', 0.9)),
+		);
 		const summary = summaryOf(metrics);
 		expect(summary.confidence).toMatchObject({ value: 0, sentToReview: 0 });
-		expect(summary.sentences.join(' ')).toContain('Minimum confidence: none needed');
+		expect(summary.sentences.join(' ')).toContain(
+			'Minimum confidence: none needed, the answers already reach 90% accuracy: 100% (96–100%, 100 items) right.',
+		);
 		expect(summary.sentences.join(' ')).toContain('Close Call Gap: none needed');
 		const html = renderReport(metrics);
 		expect(html).toMatch(/data-figure="recommended"><span class="value">none needed</);
@@ -64,13 +105,46 @@ describe('summaryOf', () => {
 	});
 
 	it('recommends a Close Call Gap that sends the near ties to review', () => {
+		// 40 clear answers, all right; 2 near ties (gap 0.04), both wrong. At 0.05 the ties go to
+		// review and the 40 left are 91–100 % right.
+		const { metrics } = evaluate(decision, [
+			...Array.from({ length: 40 }, () =>
+				item('billing', 'ok', 'billing', 0.9, { billing: 0.9, sales: 0.1 }),
+			),
+			item('sales', 'ok', 'billing', 0.52, { billing: 0.52, sales: 0.48 }),
+			item('sales', 'ok', 'billing', 0.52, { billing: 0.52, sales: 0.48 }),
+		]);
+		const summary = summaryOf(metrics);
+		expect(summary.closeCallGap).toMatchObject({ value: 0.05, sentToReview: 2, wrongCaught: 2 });
+	});
+
+	it('on three items the same Close Call Gap is not enough items yet', () => {
 		const { metrics } = evaluate(decision, [
 			item('billing', 'ok', 'billing', 0.9, { billing: 0.9, sales: 0.1 }),
 			item('sales', 'ok', 'billing', 0.52, { billing: 0.52, sales: 0.48 }),
 			item('billing', 'ok', 'billing', 0.8, { billing: 0.8, sales: 0.2 }),
 		]);
 		const summary = summaryOf(metrics);
-		expect(summary.closeCallGap).toMatchObject({ value: 0.05, sentToReview: 1, wrongCaught: 1 });
+		expect(summary.closeCallGap).toBeNull();
+		expect(summary.notYet.closeCallGap).toMatchObject({ threshold: 0.05, items: 2, needed: 35 });
+		expect(summary.sentences).toContain(
+			'Close Call Gap: not enough items yet (2; about 35 needed): at 0.05 the answers left are 100% (34–100%, 2 items) right, not surely 90%.',
+		);
+		const html = renderReport(metrics);
+		expect(html).toMatch(/data-figure="close-call-gap"><span class="value">not enough items yet</);
+	});
+
+	it('says when no number of items is enough: the answers are right exactly at the target', () => {
+		// 9 of 10 right at every setting, target 90 %: the lower bound never reaches 90 %.
+		const { metrics } = evaluate(decision, [
+			...Array.from({ length: 9 }, () => item('billing', 'ok', 'billing', 0.9)),
+			item('sales', 'ok', 'billing', 0.9),
+		]);
+		const summary = summaryOf(metrics);
+		expect(summary.notYet.confidence).toMatchObject({ threshold: 0, items: 10, needed: null });
+		expect(summary.sentences).toContain(
+			'Minimum confidence: not enough items yet (10; at exactly the target no number of items is enough): the answers are 90% (60–98%, 10 items) right, not surely 90%.',
+		);
 	});
 });
 
