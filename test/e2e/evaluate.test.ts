@@ -108,6 +108,11 @@ describe('the evaluation example in real n8n', () => {
 		expect(report.json.units).toEqual({ charged: 0, fresh: 0, reused: TICKETS });
 		expect(run.outputs['Route ticket'][0]).toHaveLength(TICKETS);
 		expect(charged).toBe(TICKETS);
+		// What this node charged, beside what Decide paid: together, the service's usage growth.
+		expect(report.json.figures).toMatchObject({ units_charged: 0 });
+		expect(String(report.json.summary)).toContain(
+			`The ${TICKETS} runs the items carried were paid upstream (${charged} units`,
+		);
 		console.log(
 			`e2e evaluate: ${scored.length} items; sandbox usage +${charged}; accuracy ${report.json.accuracy}, coverage ${report.json.coverage}`,
 		);
@@ -142,7 +147,9 @@ describe('the evaluation example in real n8n', () => {
 			rawTask('Evaluate')
 				.hints?.map((hint) => hint.message)
 				.join('\n'),
-		).toMatch(/Charged 0 units: 0 decided now, 100 scored free/);
+		).toContain(
+			'Charged 0 units here: 0 decided on the live version. The 100 runs the items carried were paid upstream (100 units, by the node that decided them) and scored here free.',
+		);
 	});
 
 	it('writes its figures for machines: snake_case keys, at most 4 decimals', () => {

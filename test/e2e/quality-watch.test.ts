@@ -13,6 +13,13 @@
  *    shipped (5 points): the drift equals the two recomputed evaluations, and Drift fires.
  * 4. Two versions side by side (examples/quality-compare-versions.json): version 1 against live
  *    version 2 on the stored set, in words and figures, recomputed.
+ * 5. The watch capped by Max Decides per Execution: a partial report and figures row, never
+ *    compared nor a baseline; then three bad rows (an unknown key, no answer, `__proto__`): the
+ *    shipped watch names every one, scores the rest and compares with the last full figures.
+ * 6. A classify review with two labels, the Review node's label outputs wired straight to the
+ *    example's *Labeled row* → *Store review*: one row per review.
+ * Every unit a report states (its units, its words, its message, its figures row) is the growth of
+ * the service's usage in that run.
  *
  * n8n 1.x: the Review node refuses to wait there, and n8n 1.123's Data Table node finds a table by
  * its id only (no "By Name" mode), so the examples' tables are n8n 2.x's; see docs/quality-watch.md.
@@ -74,6 +81,8 @@ import {
 	MESSAGE_NODE,
 } from '../../harness/n8n-review';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
+import { CREDENTIAL_ID, CREDENTIAL_NAME, NODE_TYPE, outputNamesOf } from '../../harness/n8n-env';
+import { forReview, freshOutputsList } from '../../nodes/DecisionService/outputs/list';
 import { SEED_DECISIONS } from '../../sandbox/seed';
 import { makeLabeledSet } from '../../scripts/make-labeled-set';
 import {
@@ -94,6 +103,12 @@ const REVIEW = { id: 'dsQwReview', path: 'quality-watch-review', name: 'QW: revi
 const WATCH = { id: 'dsQwWatch', path: 'quality-watch-run', name: 'QW: watch' };
 const LENIENT = { id: 'dsQwLenient', path: 'quality-watch-lenient', name: 'QW: lenient watch' };
 const COMPARE = { id: 'dsQwCompare', path: 'quality-watch-compare', name: 'QW: compare' };
+const CAPPED = { id: 'dsQwCapped', path: 'quality-watch-capped', name: 'QW: capped watch' };
+const LABELS = { id: 'dsQwLabels', path: 'quality-watch-labels', name: 'QW: two labels' };
+/** Max Decides per Execution of the capped watch, as the example's note advises. */
+const CAP = 10;
+/** Three bad rows of different kinds a team may write by hand. */
+const BAD_ANSWERS: Array<string | null> = ['refunds', null, '__proto__'];
 const EVALUATE = 'Watch quality';
 const TRY = 'Try a version';
 
@@ -155,6 +170,118 @@ const lenientWorkflow = onWebhook('quality-watch.json', LENIENT, (workflow) => (
 	},
 }));
 const compareWorkflow = onWebhook('quality-compare-versions.json', COMPARE);
+/** The watch as shipped, with Max Decides per Execution set. */
+const cappedWorkflow = onWebhook('quality-watch.json', CAPPED, (workflow) => ({
+	...workflow,
+	nodes: workflow.nodes.map((node) =>
+		node.name === EVALUATE
+			? {
+					...node,
+					parameters: {
+						...node.parameters,
+						evaluateOptions: {
+							...(node.parameters.evaluateOptions as Record<string, unknown>),
+							maxDecides: CAP,
+						},
+					},
+				}
+			: node,
+	),
+}));
+
+const LABEL_MESSAGES = [
+	{
+		text: 'Limited time offer: use promo code SAVE20 for a discount!',
+		labels: ['spam', 'promotion'],
+	},
+	{ text: 'How do I reset my password?', labels: ['question'] },
+];
+
+/**
+ * A classify decision reviewed by a person, the Review node's label outputs wired straight to the
+ * review example's own *Labeled row* → *Store review*, as docs/quality-watch.md says to wire them.
+ */
+function labelsWorkflow(decision: Decision): WorkflowJson {
+	const example = readExample('ticket-routing-review.json');
+	const stored = ['Labeled row', 'Store review'].map(
+		(name) => example.nodes.find((node) => node.name === name)!,
+	);
+	const locator = { __rl: true, mode: 'list', value: decision.slug };
+	const list = freshOutputsList(decision);
+	const routes = { mappingMode: 'defineBelow', value: {}, matchingColumns: [], schema: list };
+	const credentials = { decisionServiceApi: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME } };
+	const decide = {
+		resource: 'decision',
+		operation: 'decide',
+		decision: locator,
+		inputMode: 'json',
+		jsonInput: '={{ { "text": $json.text } }}',
+		routes,
+		options: {},
+	};
+	const review = {
+		resource: 'decision',
+		operation: 'review',
+		decision: locator,
+		routes: { ...routes, schema: forReview(list) },
+	};
+	const decideOutputs = outputNamesOf(decide);
+	const reviewOutputs = outputNamesOf(review);
+	const to = (node: string) => [{ node, type: 'main', index: 0 }];
+	const node = (name: string, type: string, typeVersion: number, parameters: object) => ({
+		id: `${LABELS.id}-${name.replace(/\W/g, '')}`,
+		name,
+		type,
+		typeVersion,
+		position: [0, 0] as [number, number],
+		parameters,
+	});
+	return {
+		id: LABELS.id,
+		name: LABELS.name,
+		active: false,
+		nodes: [
+			{
+				...node('Items in', 'n8n-nodes-base.webhook', 2, {
+					httpMethod: 'POST',
+					path: LABELS.path,
+					responseMode: 'onReceived',
+					options: {},
+				}),
+				webhookId: `${LABELS.id}-hook`,
+			},
+			node('One item each', 'n8n-nodes-base.splitOut', 1, {
+				fieldToSplitOut: 'body.items',
+				options: {},
+			}),
+			{ ...node('Decide', NODE_TYPE, 1, decide), credentials },
+			node(MESSAGE_NODE, 'n8n-nodes-base.set', 3.4, {
+				assignments: {
+					assignments: [
+						{ id: 'a', name: 'review_link', type: 'string', value: '={{ $execution.resumeUrl }}' },
+					],
+				},
+				includeOtherFields: false,
+				options: {},
+			}),
+			{ ...node('Review', NODE_TYPE, 1, review), credentials, webhookId: `${LABELS.id}-review` },
+			...stored,
+		],
+		connections: {
+			'Items in': { main: [to('One item each')] },
+			'One item each': { main: [to('Decide')] },
+			Decide: {
+				main: decideOutputs.map((name) =>
+					name === 'Uncertain' ? [...to(MESSAGE_NODE), ...to('Review')] : [],
+				),
+			},
+			// Every answer output (not Not Reviewed) to the labeled row: a two-label item twice.
+			Review: { main: reviewOutputs.map((_, index) => (index === 0 ? [] : to('Labeled row'))) },
+			'Labeled row': { main: [to('Store review')] },
+		},
+		settings: { executionOrder: 'v1' },
+	} as WorkflowJson;
+}
 const review = reviewWorkflow({ id: REVIEW.id, name: REVIEW.name, path: REVIEW.path });
 
 let sb: TestSandbox;
@@ -170,6 +297,12 @@ let decisionV2: Decision;
 const watches: Array<{ execution: Execution; charged: number }> = [];
 let lenient: { execution: Execution; charged: number };
 let compared: { execution: Execution; charged: number };
+let capped: { execution: Execution; charged: number };
+let withBadRows: { execution: Execution; charged: number };
+let badRows: Row[];
+let figuresRows: Row[];
+let labelRows: Row[];
+let labelsReviewed: Execution;
 
 const outputsOf = (execution: Execution, node: string): Item[][] => execution.outputs[node] ?? [];
 const reportOf = (execution: Execution, node = EVALUATE) => outputsOf(execution, node)[0][0].json;
@@ -241,7 +374,14 @@ on2(`quality watched with n8n ${n8nVersion()}'s Data Tables`, () => {
 			work,
 			sandboxBaseUrl: sb.baseUrl,
 			apiKey: KEY,
-			workflows: [review.workflow, watchWorkflow, lenientWorkflow, compareWorkflow],
+			workflows: [
+				review.workflow,
+				watchWorkflow,
+				lenientWorkflow,
+				compareWorkflow,
+				cappedWorkflow,
+				labelsWorkflow(await sb.client(KEY).getDecision('content-labels')),
+			],
 		}));
 		const project = await personalProjectId(session);
 		// The review example creates its table from its manual trigger; here a webhook starts it.
@@ -290,6 +430,49 @@ on2(`quality watched with n8n ${n8nVersion()}'s Data Tables`, () => {
 
 		// 4. Version 1 tried again beside live version 2, on the stored set.
 		compared = await run(COMPARE);
+
+		// 5. The watch capped (partial, stored as such), then three bad rows and the shipped watch.
+		capped = await run(CAPPED);
+		await insertRows(
+			session,
+			reviewsTable,
+			BAD_ANSWERS.map((answer, index) => ({
+				status: 'labeled',
+				decision: SLUG,
+				input: JSON.stringify({ subject: `Hand-written ${index}`, body: 'Where is my refund?' }),
+				answer,
+			})),
+		);
+		badRows = (await readRows(session, reviewsTable)).slice(-BAD_ANSWERS.length);
+		withBadRows = await run(WATCH);
+		figuresRows = await readRows(
+			session,
+			(await findTable(session, reviewsTable.projectId, 'decision_quality'))!,
+		);
+
+		// 6. A classify review with two labels, stored from every label output it is on.
+		await sb.control('POST', '/decisions/content-labels/versions', {
+			key: KEY,
+			confidence_threshold: 1,
+			uncertainty_policy: 'uncertain_branch',
+		});
+		const labelsRun = await triggerWebhook(session, LABELS.id, LABELS.path, {
+			items: LABEL_MESSAGES.map(({ text }) => ({ text })),
+		});
+		const labelsWaiting = await waitForExecution(session, labelsRun, ['waiting']);
+		const labelsLink = waitingLinkIn(labelsWaiting, MESSAGE_NODE);
+		const labelsPage = await openPage(labelsLink);
+		const labelsForm = parseForm(labelsPage.html);
+		fillReview(
+			labelsPage.html,
+			labelsForm,
+			LABEL_MESSAGES.map(({ text, labels }) => ({ marker: text, labels })),
+		);
+		await submitForm(labelsLink, labelsForm);
+		labelsReviewed = await waitForExecution(session, labelsRun, ['success', 'error']);
+		labelRows = (await readRows(session, reviewsTable)).filter(
+			(row) => row.decision === 'content-labels',
+		);
 	});
 
 	afterAll(async () => {
@@ -435,12 +618,15 @@ on2(`quality watched with n8n ${n8nVersion()}'s Data Tables`, () => {
 		expect(drift).toEqual([]);
 	});
 
-	it('keeps one figures row per stored run', async () => {
-		const figures = await readRows(
-			session,
-			(await findTable(session, reviewsTable.projectId, 'decision_quality'))!,
-		);
-		expect(figures.map((row) => row.live_version)).toEqual([1, 2]);
+	it('keeps one figures row per stored run', () => {
+		const figures = figuresRows;
+		// The two watches, the capped one (partial), the one with bad rows.
+		expect(figures.map((row) => [row.live_version, row.partial])).toEqual([
+			[1, false],
+			[2, false],
+			[2, true],
+			[2, false],
+		]);
 		expect(figures[1]).toMatchObject({
 			accuracy: round(metrics[1].accuracy),
 			right: rightOf(metrics[1]),
@@ -470,6 +656,98 @@ on2(`quality watched with n8n ${n8nVersion()}'s Data Tables`, () => {
 		expect(String(comparison.summary)).toContain('than live version 2');
 		expect(String(comparison.summary)).toContain('it would cost the same');
 		console.log(`quality watch e2e: ${String(comparison.summary)}`);
+	});
+
+	it('every unit a report states is the growth of the service usage in its run', () => {
+		for (const { execution, charged } of [...watches, lenient, capped, withBadRows, compared]) {
+			const report = reportOf(execution, execution.outputs[TRY] ? TRY : EVALUATE);
+			expect({ units: (report.units as { charged: number }).charged }).toEqual({ units: charged });
+			expect((report.figures as { units_charged: number }).units_charged).toBe(charged);
+			expect(String(report.summary)).toContain(`Charged ${charged} units here`);
+			expect(String(report.message)).toContain(`Cost: ${charged} units`);
+		}
+		// Both versions' decides: the live version's and version 1's.
+		const report = reportOf(compared.execution, TRY);
+		expect(report.units).toEqual({
+			charged: 2 * storedRows.length,
+			fresh: storedRows.length,
+			reused: 0,
+			compared: storedRows.length,
+		});
+	});
+
+	it('the capped watch gives a partial report and figures row: never compared, never a baseline', () => {
+		const [[report], scored, drift] = outputsOf(capped.execution, EVALUATE);
+		expect(capped.charged).toBe(CAP);
+		expect(report.json.total).toBe(CAP);
+		expect(report.json.partial).toBe(true);
+		expect((report.json.not_scored as unknown[]).length).toBe(storedRows.length - CAP);
+		expect(report.json.drift).toBeUndefined();
+		expect(drift ?? []).toEqual([]);
+		// Every stored row is on Scored Items: the ones not sent with why.
+		expect(scored).toHaveLength(storedRows.length);
+		const message = String(report.json.message);
+		expect(message).toContain(`(partial: ${storedRows.length - CAP} rows not scored)`);
+		expect(message).toContain(
+			`Partial run: ${storedRows.length - CAP} rows not scored (Not sent: Max Decides per Execution (${CAP}) is reached). Not compared with the figures of`,
+		);
+		const row = figuresRows.find((each) => each.total === CAP);
+		expect(row).toMatchObject({ partial: true, not_scored: storedRows.length - CAP });
+		console.log(`quality watch e2e: the capped run's message:\n${message}`);
+	});
+
+	it('names every bad row, scores the rest, and compares with the last full figures, not the capped', () => {
+		const [[report], scored] = outputsOf(withBadRows.execution, EVALUATE);
+		expect(withBadRows.charged).toBe(storedRows.length);
+		expect(report.json.total).toBe(storedRows.length);
+		expect(scored).toHaveLength(storedRows.length + BAD_ANSWERS.length);
+		const named = report.json.bad_rows as Array<{ row: number; problem: string; fix: string }>;
+		expect(named.map((each) => each.row)).toEqual(badRows.map((row) => row.id));
+		expect(named.map((each) => each.problem)).toEqual([
+			expect.stringMatching(/^The expected option "refunds" is not one of the decision's options/),
+			'No expected answer: the item (the row) has none',
+			expect.stringMatching(
+				/^The expected option "__proto__" is not one of the decision's options/,
+			),
+		]);
+		for (const each of named) expect(each.fix).toMatch(/row's answer|row its answer/);
+		const message = String(report.json.message);
+		expect(message).toContain('3 rows not scored, to fix:');
+		for (const row of badRows) expect(message).toContain(`(row ${row.id}):`);
+		// Compared with the second watch's figures (version 2, full): nothing moved.
+		const secondFigures = reportOf(watches[1].execution).figures as { evaluated_at: string };
+		expect(report.json.drift).toMatchObject({
+			previous_evaluated_at: secondFigures.evaluated_at,
+			accuracy: {
+				before: round(metrics[1].accuracy),
+				after: round(metrics[1].accuracy),
+				points: 0,
+			},
+			dropped: false,
+		});
+		expect(figuresRows[figuresRows.length - 1]).toMatchObject({
+			partial: false,
+			bad_rows: 3,
+			total: storedRows.length,
+		});
+		console.log(`quality watch e2e: the message with bad rows:\n${message}`);
+	});
+
+	it('stores a classify review with two labels once, whatever the outputs it is on', () => {
+		expect(labelsReviewed.status).toBe('success');
+		expect(labelRows).toHaveLength(LABEL_MESSAGES.length);
+		const labelsOf = (row: Row) =>
+			String(row.answer)
+				.split(',')
+				.map((label) => label.trim())
+				.sort();
+		for (const { text, labels } of LABEL_MESSAGES) {
+			const row = labelRows.find(
+				(each) => (JSON.parse(String(each.input)) as { text: string }).text === text,
+			);
+			expect({ text, labels: row && labelsOf(row) }).toEqual({ text, labels: [...labels].sort() });
+			expect(row!.review_id).toBe(`${String(row!.execution_id)}/${String(row!.run_id)}`);
+		}
 	});
 
 	// The README's pictures of the second watch, as n8n stored them: to a temporary folder, or to
