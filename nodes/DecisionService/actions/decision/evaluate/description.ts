@@ -70,7 +70,7 @@ export const description: INodeProperties[] = [
 				default: '',
 				placeholder: "{{ $('Previous figures').last().json }}",
 				description:
-					"The figures row of an earlier evaluation (the report's figures, as a Data Table row or JSON): the report says what changed, and a Drift output gets the report when accuracy dropped more than Drop Alert Threshold. Empty: this run is the baseline.",
+					"The figures rows of earlier evaluations (the report's figures, as Data Table rows or JSON; the last full one is compared, a partial one never): the report says what changed, and a Drift output gets the report when accuracy dropped more than Drop Alert Threshold. Empty: this run is the baseline.",
 			},
 			{
 				displayName: 'Compare With Version',
@@ -97,7 +97,7 @@ export const description: INodeProperties[] = [
 				typeOptions: { minValue: 0 },
 				default: 0,
 				description:
-					'Most items sent to the service in one execution (Compare With Version included); items beyond it fail without being sent (0 = no limit)',
+					'Most items sent to the service in one execution (Compare With Version included); items beyond it are not sent, and the report is marked partial: never compared with earlier figures nor a baseline (0 = no limit)',
 			},
 			{
 				displayName: 'Result Field',
