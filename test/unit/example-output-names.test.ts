@@ -1,8 +1,9 @@
 /**
  * The examples' Decide and Review nodes open with their *Output names* boxes filled, as a node
  * added anew does. A box shows the saved `routes.value[<entry id>]`; n8n's editor fills `value`
- * for a new node from each entry's `defaultValue` (list.ts `entry()`: the output's name), and
- * null for a removed entry (ResourceMapper.vue `setDefaultFieldValues`). An example saved with
+ * for a new node from each entry's `defaultValue` (list.ts `entry()`: the output's name), null
+ * for a removed entry or one without, and drops the nulls when it saves (n8n 2.41.1
+ * ResourceMapper.vue `setDefaultFieldValues`, then `emitValueChanged`). An example saved with
  * `value: {}` showed every box empty. The schema itself is checked against a fresh pick in
  * test/sandbox/examples-outputs.test.ts.
  */
@@ -49,7 +50,9 @@ const lists = readdirSync(EXAMPLES)
 /** What n8n's editor saves as `value` for a node added anew with this schema. */
 const newNodeValue = (schema: Entry[]) =>
 	Object.fromEntries(
-		schema.map((entry) => [entry.id, entry.removed ? null : (entry.defaultValue ?? null)]),
+		schema
+			.filter((entry) => !entry.removed && entry.defaultValue != null)
+			.map((entry) => [entry.id, entry.defaultValue]),
 	);
 
 it('every example with an Outputs list is checked', () => {
