@@ -129,7 +129,7 @@ describe('an input that misses a field says what to do, in the input mode chosen
 			'Map Each Column Manually, subject mapped to an object',
 			{ subject: { text: 'Refund' }, body: 'object subject' },
 			mapped('defineBelow', { subject: '={{ $json.subject }}', body: '={{ $json.body }}' }),
-			'Under Fields, map a text value to "subject", e.g. {{ $json.subject }}.',
+			'Under Context Fields, map a text value to "subject", e.g. {{ $json.subject }}.',
 		],
 		[
 			'Map Automatically, the item has no subject',

@@ -15,7 +15,8 @@
  *  3. opens the node, opens the Decision list (all three demo decisions), searches "ticket" and
  *     picks "Ticket routing (route)";
  *  4. sees the decision's context fields in the input form, the personal-data one labelled;
- *  5. switches Output to Single Output (one output on the canvas) and back to Route to Outputs: the
+ *  5. switches Output to Single Output (the routed outputs stay, empty and marked ✕, the items leave
+ *     on All Items) and back to Route to Outputs: the
  *     canvas shows one output per option, then Uncertain, Pending Review, Other;
  *  6. runs the nodes before from the input panel, drags subject and body from it onto their fields,
  *     types an expression for customer_email and plan; runs the workflow and reads the item counts
@@ -376,10 +377,16 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 				);
 				expect(text.match(/Pick a decision/g)).toHaveLength(1);
 				// The outputs notice waits for a decision.
-				expect(text).not.toContain('A score goes to its level');
+				expect(text).not.toContain('No wire ever moves');
 			},
 		);
 		expect(await ui.ndv().getByTestId('empty-fields-notice').count()).toBe(0);
+		// Only what applies before a pick: no Input, Context Fields or Output yet.
+		for (const parameter of ['inputMode', 'outputMode'])
+			expect({
+				parameter,
+				shown: await ui.ndv().getByTestId(`parameter-input-${parameter}`).count(),
+			}).toEqual({ parameter, shown: 0 });
 		await ui.screenshot('00-before-a-decision-is-picked');
 		// The credential of the sandbox is attached to the node.
 		await eventually(
@@ -451,18 +458,24 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 	step(
 		'routes to one output per option on the canvas (switching Output back and forth)',
 		async () => {
-			// The choice that removes wires says so before it is made.
+			// The choice says what it does to the wired outputs before it is made.
 			await ui.ndv().getByTestId('parameter-input-outputMode').click();
 			await eventually(
 				() => page.getByRole('option', { name: /^Single Output/ }).innerText(),
-				(text) => expect(text).toMatch(/removes the other outputs’ wires and their names/),
+				(text) => expect(text).toMatch(/outputs you wired stay in place, empty and marked ✕/),
 			);
 			await screenshot(page, '03-output-option-warns');
 			await page.keyboard.press('Escape');
 			await ui.chooseOption('outputMode', 'Single Output');
+			// The loaded list's outputs stay in place, empty and marked; the items leave on All Items.
 			await eventually(
-				() => ui.outputHandles(NODE_NAME).count(),
-				(count) => expect(count).toBe(1),
+				() => ui.outputsOnCanvas(NODE_NAME),
+				(outputs) =>
+					expect(outputs.map((output) => output.label)).toEqual([
+						...ROUTE_OUTPUTS.map((name) => `✕ ${name}`),
+						'✕ old Error',
+						'All Items',
+					]),
 			);
 
 			await ui.chooseOption('outputMode', 'Route to Outputs');
@@ -690,7 +703,7 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 			(text) => {
 				expect(text).toContain('Field "subject" is required');
 				expect(text).toContain(
-					'Under Fields, map a text value to "subject", e.g. {{ $json.subject }}.',
+					'Under Context Fields, map a text value to "subject", e.g. {{ $json.subject }}.',
 				);
 				expect(text).not.toMatch(/Item 0:/);
 			},

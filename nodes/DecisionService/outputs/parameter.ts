@@ -33,7 +33,7 @@ export const outputsListField: INodeProperties = {
 export const outputsListNotice: INodeProperties = {
 	// A notice, not the list's hint: n8n shows no hint under a resource mapper.
 	displayName:
-		'A score goes to its level; a classified item goes to each of its labels. No wire ever moves: a refresh keeps every output in place, and a deleted row keeps its output, empty and marked ✕ (its items go to Other). The canvas shows about 15 characters of a name.',
+		'No wire ever moves: a refresh keeps every output in place, and a deleted row keeps its output, empty and marked ✕ (its items go to Other). The canvas shows about 15 characters of a name.',
 	name: 'routesNotice',
 	type: 'notice',
 	default: '',
@@ -53,9 +53,11 @@ export const NO_DECISION_PICKED = { decision: [''] };
 // The tool variant: the same list, loaded when the decision is picked, names the answers in
 // the description the agent reads. Nothing to fill in. n8n's editor reloads a list when the
 // field it depends on changes only if it can resolve every parameter of the node, and the
-// tool's Text, $fromAI(…), cannot be resolved before the agent has run: so the list is also
-// reloaded whenever the panel opens and finds it saved for another decision (as n8n's own
-// Call n8n Workflow Tool does). toolDescriptionOf never names a list saved for another decision.
+// tool's Text, $fromAI(…), cannot be resolved before the agent has run. So the list is hidden
+// until a decision is picked: it then appears anew, and a resource mapper that appears with no
+// list loads one at once. Switched to another decision, it is reloaded whenever the panel opens
+// and finds it saved for another decision (as n8n's own Call n8n Workflow Tool does).
+// toolDescriptionOf never names a list saved for another decision.
 export const toolAnswersField: INodeProperties = {
 	displayName: 'Answers',
 	name: OUTPUTS_LIST_PARAMETER,
@@ -76,5 +78,5 @@ export const toolAnswersField: INodeProperties = {
 			noFieldsError: 'Pick a decision first: its answers are listed in the tool description.',
 		},
 	},
-	displayOptions: { show: { '@tool': [true] } },
+	displayOptions: { show: { '@tool': [true] }, hide: NO_DECISION_PICKED },
 };

@@ -51,7 +51,8 @@ export const decisionAndInput: INodeProperties[] = [
 		noDataExpression: true,
 		default: 'mapFields',
 		options: INPUT_MODES,
-		displayOptions: { hide: { '@tool': [true] } },
+		// Nothing to fill in before a decision is picked: the notice above says what to do first.
+		displayOptions: { hide: { '@tool': [true], ...NO_DECISION_PICKED } },
 	},
 	// As an agent's tool, the model writes the text: nothing to fill in to get started.
 	{
@@ -90,7 +91,7 @@ export const decisionAndInput: INodeProperties[] = [
 					'Pick a decision to load its context fields. If it declares none, use Text or JSON input.',
 			},
 		},
-		displayOptions: { show: { inputMode: ['mapFields'] } },
+		displayOptions: { show: { inputMode: ['mapFields'] }, hide: NO_DECISION_PICKED },
 	},
 	{
 		displayName: 'Text',
@@ -100,7 +101,10 @@ export const decisionAndInput: INodeProperties[] = [
 		default: '={{ $json.text }}',
 		required: true,
 		description: 'The free text the decision is asked about',
-		displayOptions: { show: { inputMode: ['text'] }, hide: { '@tool': [true] } },
+		displayOptions: {
+			show: { inputMode: ['text'] },
+			hide: { '@tool': [true], ...NO_DECISION_PICKED },
+		},
 	},
 	{
 		displayName: 'Text',
@@ -120,7 +124,7 @@ export const decisionAndInput: INodeProperties[] = [
 		default: '={{ $json }}',
 		required: true,
 		description: 'The input object; by default the whole incoming item',
-		displayOptions: { show: { inputMode: ['json'] } },
+		displayOptions: { show: { inputMode: ['json'] }, hide: NO_DECISION_PICKED },
 	},
 ];
 

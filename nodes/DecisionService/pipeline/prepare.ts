@@ -43,7 +43,7 @@ function howToFix(
 	if (mapping === 'autoMapInputData') {
 		return `Map Automatically reads the item's own "${name}": give the item one (an Edit Fields node before this one), or choose Map Each Column Manually and map ${article} ${type} value to "${name}", e.g. ${example}.`;
 	}
-	return `Under Fields, map ${article} ${type} value to "${name}", e.g. ${example}.`;
+	return `Under Context Fields, map ${article} ${type} value to "${name}", e.g. ${example}.`;
 }
 
 /** The problems of an input against its decision's declared fields, as one error naming the item. */

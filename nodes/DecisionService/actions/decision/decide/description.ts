@@ -18,8 +18,9 @@ const properties: INodeProperties[] = [
 		name: 'outputMode',
 		type: 'options',
 		noDataExpression: true,
-		// A tool answers its agent on one output, whatever this says (see tool.ts).
-		displayOptions: { hide: { '@tool': [true] } },
+		// A tool answers its agent on one output, whatever this says (see tool.ts). Hidden until a
+		// decision is picked: its outputs come from the decision.
+		displayOptions: { hide: { '@tool': [true], ...NO_DECISION_PICKED } },
 		default: 'routeToOutputs',
 		options: [
 			{

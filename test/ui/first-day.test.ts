@@ -1,0 +1,222 @@
+/**
+ * A team's first day in n8n's editor (real n8n, Chromium), on the shipped route example whose
+ * outputs are wired to teams:
+ *
+ *  1. a full run: the counts the node prints above its output equal the counts on the canvas, the
+ *     failed ticket on n8n's Error output; opening the node after the run says nothing changed;
+ *  2. Output → Single Output, saved: every wire stays on the output it was drawn for, those outputs
+ *     are empty and marked ✕, and the next run puts every item on All Items, none on a team;
+ *  3. back to Route to Outputs, saved: the same outputs, names and wires; the next run puts each
+ *     ticket on its team again.
+ *
+ * Wires are read back from what the editor saved (n8n's REST API); where items went, from the
+ * counts n8n shows on the canvas and from the saved execution.
+ */
+import type { Page } from 'playwright-core';
+import { signIn } from '../../harness/n8n-env';
+import {
+	Editor,
+	UI_TIMEOUT,
+	eventually,
+	startEditorRig,
+	stepsOn,
+	type EditorRig,
+} from '../../harness/n8n-editor';
+import { TICKET_ROUTING_OUTPUTS } from '../support/outputs';
+
+jest.setTimeout(600_000);
+
+const EXAMPLE = { id: 'dsExTicketRoute1', node: 'Route ticket' };
+const TEAMS = [
+	'Billing team',
+	'Technical support',
+	'Sales team',
+	'Account management',
+	'Triage by hand',
+	'Awaiting human review',
+	'Unrouted',
+	'Invalid tickets',
+];
+
+let rig: EditorRig | undefined;
+let page: Page;
+let ui: Editor;
+let cookie: string;
+const { step, failed, fail } = stepsOn(() => page);
+
+beforeAll(async () => {
+	try {
+		rig = await startEditorRig({ name: 'first-day' });
+		({ page, ui } = rig);
+		cookie = await signIn(rig.n8n.url);
+	} catch (error) {
+		fail();
+		throw error;
+	}
+});
+
+afterAll(async () => {
+	await rig?.stop(failed() ? 'First-day test' : undefined);
+});
+
+async function rest<T>(path: string): Promise<T> {
+	const response = await fetch(`${rig!.n8n.url}/rest${path}`, {
+		headers: { cookie, 'browser-id': 'decision-service-setup' },
+	});
+	if (!response.ok) throw new Error(`GET ${path} answered ${response.status}`);
+	return ((await response.json()) as { data: T }).data;
+}
+
+/** The saved wires of the node: for each output index, the nodes it leads to. */
+async function savedWires(): Promise<string[]> {
+	const data = await rest<{
+		connections: Record<string, { main: Array<Array<{ node: string }> | null> }>;
+	}>(`/workflows/${EXAMPLE.id}`);
+	return data.connections[EXAMPLE.node].main.map((targets) =>
+		(targets ?? []).map((target) => target.node).join(', '),
+	);
+}
+
+async function save(): Promise<void> {
+	const saved = page.waitForResponse(
+		(response) =>
+			response.url().includes(`/rest/workflows/${EXAMPLE.id}`) &&
+			response.request().method() === 'PATCH',
+	);
+	await page.keyboard.press('Control+s');
+	expect((await saved).status()).toBe(200);
+}
+
+/** Runs the whole workflow from the canvas and waits for the node to finish. */
+async function runWorkflow(): Promise<void> {
+	const finished = page.waitForResponse(
+		(response) => /\/rest\/workflows\/[^/]+\/run/.test(response.url()),
+		{ timeout: UI_TIMEOUT },
+	);
+	await page.getByTestId('execute-workflow-button').click();
+	await finished;
+	const succeeded = ui.canvasNode(EXAMPLE.node).getByTestId('canvas-node-status-success');
+	await succeeded.waitFor({ timeout: 90_000 });
+}
+
+/** Items each team node received in the last run, from the canvas's count on its input wire. */
+async function itemsPerTeam(): Promise<Record<string, number>> {
+	const counts: Record<string, number> = {};
+	for (const team of TEAMS) {
+		const label = page.locator(
+			`[data-test-id="edge-label"][data-source-node-name="${EXAMPLE.node}"][data-target-node-name="${team}"]`,
+		);
+		const text = (await label.count()) ? (await label.first().innerText()).trim() : '';
+		counts[team] = Number(/^(\d+) items?$/.exec(text)?.[1] ?? 0);
+	}
+	return counts;
+}
+
+/** The counts a canvas shows on the node's outputs, by output name. */
+async function canvasCounts(): Promise<Record<string, number>> {
+	const counts: Record<string, number> = {};
+	for (const output of await ui.outputsOnCanvas(EXAMPLE.node))
+		counts[output.label] = Number(/^(\d+)/.exec(output.items ?? '0')?.[1] ?? 0);
+	return counts;
+}
+
+describe('the first day: a run, Single Output and back, in the editor', () => {
+	step('a first run: the printed counts match the canvas, and nothing says "changed"', async () => {
+		await page.goto(`${rig!.n8n.url}/workflow/${EXAMPLE.id}`);
+		await ui.canvasNode(EXAMPLE.node).waitFor({ timeout: UI_TIMEOUT });
+		expect(await savedWires()).toEqual(TEAMS);
+		await runWorkflow();
+		const onCanvas = await eventually(
+			() => canvasCounts(),
+			(counts) => expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBeGreaterThan(0),
+		);
+		await ui.openNode(EXAMPLE.node);
+		const output = ui.ndv().getByTestId('output-panel');
+		const text = await eventually(
+			() => output.innerText(),
+			(value) => expect(value).toContain('Items per output:'),
+		);
+		// The summary names the same counts as the canvas, the invalid ticket on Error.
+		const summary = /Items per output: ([^\n]*)\./.exec(text)![1];
+		const printed = Object.fromEntries(
+			summary.split(', ').map((part) => {
+				const at = part.lastIndexOf(' ');
+				return [part.slice(0, at), Number(part.slice(at + 1))];
+			}),
+		);
+		const shown = Object.fromEntries(Object.entries(onCanvas).filter(([, count]) => count > 0));
+		expect(printed).toEqual(shown);
+		expect(printed.Error).toBe(1);
+		expect(printed.Other).toBeUndefined();
+		// Nothing was changed after the run: no "parameters have changed" warning.
+		expect(text).not.toMatch(/parameters have changed/i);
+		await ui.closeNode();
+		await ui.openNode(EXAMPLE.node);
+		await page.waitForTimeout(1500);
+		expect(await ui.ndv().innerText()).not.toMatch(/parameters have changed/i);
+		await ui.closeNode();
+	});
+
+	step(
+		'Single Output: every wire stays on its empty ✕ output, and a run puts no item on a team',
+		async () => {
+			await ui.openNode(EXAMPLE.node);
+			await ui.chooseOption('outputMode', 'Single Output');
+			await eventually(
+				() => ui.ndv().innerText(),
+				(text) => expect(text).toContain('Outputs marked ✕ carry nothing'),
+			);
+			await ui.closeNode();
+			await eventually(
+				() => ui.outputsOnCanvas(EXAMPLE.node),
+				(outputs) =>
+					expect(outputs.map((each) => each.label)).toEqual([
+						...TICKET_ROUTING_OUTPUTS.map((name) => `✕ ${name}`),
+						'✕ old Error',
+						'All Items',
+						'Error',
+					]),
+			);
+			await save();
+			expect((await savedWires()).slice(0, TEAMS.length)).toEqual(TEAMS);
+			await ui.frameNodes([EXAMPLE.node]);
+			await ui.screenshot('03-single-output-kept');
+			await runWorkflow();
+			await eventually(
+				() => canvasCounts(),
+				(counts) => expect(counts['All Items']).toBe(5),
+			);
+			const teams = await itemsPerTeam();
+			expect(teams).toEqual(Object.fromEntries(TEAMS.map((team) => [team, 0])));
+		},
+	);
+
+	step(
+		'back to Route to Outputs: the same outputs, names and wires; each ticket on its team',
+		async () => {
+			await ui.openNode(EXAMPLE.node);
+			await ui.chooseOption('outputMode', 'Route to Outputs');
+			await eventually(
+				() => ui.outputRows(),
+				(rows) => expect(rows.slice(0, 4)).toEqual(TICKET_ROUTING_OUTPUTS.slice(0, 4)),
+			);
+			await ui.closeNode();
+			await eventually(
+				() => ui.outputsOnCanvas(EXAMPLE.node),
+				(outputs) =>
+					expect(outputs.map((each) => each.label)).toEqual([...TICKET_ROUTING_OUTPUTS, 'Error']),
+			);
+			await save();
+			expect(await savedWires()).toEqual(TEAMS);
+			await runWorkflow();
+			const teams = await eventually(
+				() => itemsPerTeam(),
+				(counts) => expect(counts['Billing team']).toBe(1),
+			);
+			expect(teams['Technical support']).toBe(1);
+			expect(teams['Sales team']).toBe(1);
+			expect(teams['Account management']).toBe(1);
+			expect(teams['Invalid tickets']).toBe(1);
+		},
+	);
+});
