@@ -1,5 +1,6 @@
 // The pure core of the Evaluate operation: metrics over labeled items, the close-call
-// rule and the HTML report. No n8n, no I/O: the node wires it (docs/evaluate.md).
+// rule, the statistics that say how sure each figure is, and the HTML report. No n8n, no I/O:
+// the node wires it (docs/evaluate.md).
 export * from './close-call';
 export * from './metrics';
 export * from './report-html';
@@ -8,3 +9,4 @@ export * from './compare-text';
 export * from './drift';
 export * from './labeled-row';
 export * from './drift-html';
+export * from './stats';
