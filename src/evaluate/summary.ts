@@ -93,12 +93,19 @@ function lowest(
 /** What a setting the data does not support yet says on a tile. */
 export const NOT_YET = 'not enough items yet';
 
+/** A count as "about" says it: exact below 100, else two significant digits (26856 → 27000). */
+function roughly(count: number): number {
+	if (count < 100) return count;
+	const step = 10 ** (Math.floor(Math.log10(count)) - 1);
+	return Math.round(count / step) * step;
+}
+
 /** "12; about 35 needed": the items a setting keeps, and about how many it needs. */
 export function notYetCounts(notYet: NotYetSupported): string {
 	const needed =
 		notYet.needed === null
 			? 'at exactly the target no number of items is enough'
-			: `about ${notYet.needed} needed`;
+			: `about ${roughly(notYet.needed)} needed`;
 	return `${notYet.items}; ${needed}`;
 }
 

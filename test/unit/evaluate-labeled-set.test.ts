@@ -121,7 +121,15 @@ describe('the labeled ticket set', () => {
 		expect(metrics.answered).toBe(220);
 		expect(metrics.accuracy).toBe(207 / 220);
 		expect(truthMetrics.accuracy).toBe(217 / 220);
-		expect(metrics.recommended.confidence).toMatchObject({ threshold: 0.8, count: 211 });
+		// 0.80 keeps 211 tickets at 95.3 %, but its 95 % interval starts at 91.5 %: on 240 tickets
+		// no confidence surely reaches 95 % (src/evaluate/stats.ts), so none is recommended.
+		expect(metrics.recommended.confidence).toBeNull();
+		expect(metrics.recommended.notYet.confidence).toMatchObject({ threshold: 0.8, items: 211 });
+		// Against 90 %, the answers surely reach it as they are (Wilson 90.2–96.5 %): threshold 0.
+		const ninety = evaluate({ type: 'route', keys: definition.items.map((i) => i.key) }, items, {
+			targetAccuracy: 0.9,
+		}).metrics;
+		expect(ninety.recommended.confidence).toMatchObject({ threshold: 0, count: 220 });
 		expect(metrics.total).toBe(SIZE);
 		expect(metrics.accuracy).toBeGreaterThan(0.85);
 		expect(metrics.coverage).toBeGreaterThan(0.75);

@@ -5,6 +5,7 @@
 import {
 	evaluate,
 	forMachines,
+	notYetWords,
 	renderReport,
 	summaryOf,
 	type EvaluationDecision,
@@ -144,6 +145,24 @@ describe('summaryOf', () => {
 		expect(summary.notYet.confidence).toMatchObject({ threshold: 0, items: 10, needed: null });
 		expect(summary.sentences).toContain(
 			'Minimum confidence: not enough items yet (10; at exactly the target no number of items is enough): the answers are 90% (60–98%, 10 items) right, not surely 90%.',
+		);
+	});
+});
+
+describe('notYetWords', () => {
+	it('says the items and about how many are needed: exact under 100, else two digits', () => {
+		const notYet = (needed: number | null) => ({
+			threshold: 0.8,
+			items: 211,
+			accuracy: 0.9526,
+			accuracyInterval: { low: 0.915, high: 0.974, n: 211, level: 0.95 },
+			needed,
+		});
+		expect(notYetWords(notYet(35))).toBe('not enough items yet (211; about 35 needed)');
+		expect(notYetWords(notYet(26856))).toBe('not enough items yet (211; about 27000 needed)');
+		expect(notYetWords(notYet(1569))).toBe('not enough items yet (211; about 1600 needed)');
+		expect(notYetWords(notYet(null))).toBe(
+			'not enough items yet (211; at exactly the target no number of items is enough)',
 		);
 	});
 });
