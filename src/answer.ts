@@ -101,6 +101,7 @@ export function readAnswer(
 	const status = asString(ownValue(value, 'status'));
 	if (runId === undefined || status === undefined) return undefined;
 	const fields = {
+		status,
 		choice: ownValue(value, 'choice'),
 		raw_score: ownValue(value, 'raw_score'),
 		legend: ownValue(value, 'legend'),

@@ -18,6 +18,8 @@ import {
 
 /** The fields of a run this file reads; a full run and an item's compact answer both fit. */
 export interface RunFields {
+	/** `ok`, `uncertain`, `pending`; absent: read as answered. */
+	status?: unknown;
 	choice?: unknown;
 	raw_score?: unknown;
 	legend?: unknown;
@@ -58,7 +60,8 @@ export interface Kind {
 	keysOf(decision: KeyedDecision): string[];
 	/**
 	 * What the run answered, as keys, whatever its status (an uncertain score keeps its level, an
-	 * uncertain classify its labels); undefined when it gave none (route: `__uncertain__`).
+	 * uncertain classify its labels); undefined when it gave none (route: `__uncertain__`, or the
+	 * choice of a run not answered `ok` whose top probability is tied).
 	 */
 	answerOf(run: RunFields): string[] | undefined;
 	/**
@@ -89,15 +92,23 @@ export function probabilityEntries(run: RunFields): Array<[string, number]> {
 /**
  * The most probable key, or none on a tie at the top. The one rule for ties: Decide's suggestion
  * on the item, the review page's leaning, a review's `agreed` and feedback, and Evaluate's guess
- * accuracy all come through here, so a run whose top probability is shared has no guess anywhere
- * (picking one of the tied keys is a correction, never "correct"). Probabilities are compared as
- * the service sent them: 0.25 and 0.25 tie, 0.2501 and 0.25 do not.
+ * accuracy all come through here (and through route's `answerOf`, for the choice a pending run
+ * carries), so a run whose top probability is shared has no guess anywhere: picking one of the
+ * tied keys is a correction, never "correct". Probabilities are compared as the service sent
+ * them: 0.25 and 0.25 tie, 0.2501 and 0.25 do not. A score's level from its raw score is the
+ * service's weighted level, not a top, and classify keeps each label on its own: no tie there.
  */
 function mostProbable(run: RunFields): string[] | undefined {
 	const ranked = probabilityEntries(run).sort(([, pA], [, pB]) => pB - pA);
-	if (!ranked.length) return undefined;
-	if (ranked.length > 1 && ranked[1][1] === ranked[0][1]) return undefined;
+	if (!ranked.length || tiedAtTop(run)) return undefined;
 	return [ranked[0][0]];
+}
+
+/** Whether two keys or more share the run's top probability. */
+export function tiedAtTop(run: RunFields): boolean {
+	const values = probabilityEntries(run).map(([, value]) => value);
+	const top = Math.max(...values);
+	return values.filter((value) => value === top).length > 1;
 }
 
 const route: Kind = {
@@ -108,7 +119,11 @@ const route: Kind = {
 	answerOf(run) {
 		const choice = asString(run.choice);
 		// `__uncertain__` is a status, not an option.
-		return choice && choice !== UNCERTAIN_CHOICE ? [choice] : undefined;
+		if (!choice || choice === UNCERTAIN_CHOICE) return undefined;
+		// On a run the service did not answer (pending), its choice is only its most probable
+		// option, the first in its order on a tie: no guess either (the one rule, mostProbable).
+		if (run.status !== undefined && run.status !== 'ok' && tiedAtTop(run)) return undefined;
+		return [choice];
 	},
 	leaningOf: mostProbable,
 	shown: (keys) => keys[0] ?? '',

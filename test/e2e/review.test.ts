@@ -221,7 +221,10 @@ on2(`Review in n8n ${n8nVersion()}`, () => {
 		const swapped = new URL(bothLink);
 		swapped.searchParams.set('signature', signature);
 		const everything = new URLSearchParams(
-			doubtful.map((ticket, index): [string, string] => [`pick-${index}`, ticket.machine]),
+			doubtful.map((ticket, index): [string, string] => [
+				`pick-${index}`,
+				ticket.machine ?? 'billing',
+			]),
 		);
 		for (const [name, target] of [
 			['no signature', `${url.origin}${url.pathname}`],

@@ -20,8 +20,11 @@ export interface ReviewTicket {
 	routed: 'billing' | 'technical' | 'sales' | 'account' | 'Pending Review';
 	/** A close call at CLOSE_CALL_GAP: Uncertain when Decide has that gap. */
 	closeCall?: true;
-	/** The machine's answer: its choice, or its most probable option when it was doubtful. */
-	machine: string;
+	/**
+	 * The machine's answer: its choice, or its most probable option when it was doubtful; undefined
+	 * on a tie at the top (no guess, src/kinds.ts: a pick is then never "correct" nor agreed).
+	 */
+	machine: string | undefined;
 	/** Doubtful tickets: the person's pick on the page (undefined: left for later) and note. */
 	pick?: string;
 	note?: string;
@@ -58,9 +61,9 @@ export const REVIEW_TICKETS: ReviewTicket[] = [
 	{
 		subject: 'hello',
 		body: 'hello',
-		// Every option 0.25: pending, the first option is its choice.
+		// Every option 0.25: pending, the first option is the service's choice, but a tie is no guess.
 		routed: 'Pending Review',
-		machine: 'billing',
+		machine: undefined,
 	},
 	{
 		subject: 'Change my email',
@@ -72,9 +75,9 @@ export const REVIEW_TICKETS: ReviewTicket[] = [
 	{
 		subject: 'Invoice and crash',
 		body: 'My invoice is wrong and the app crashes',
-		// billing and technical tied at 0.48: pending, billing (first) its choice.
+		// billing and technical tied at 0.48: pending, billing (first) its choice; a tie: no guess.
 		routed: 'Pending Review',
-		machine: 'billing',
+		machine: undefined,
 		pick: 'billing',
 	},
 	{ subject: 'Refund the fee', body: 'Refund the fee', routed: 'billing', machine: 'billing' },
@@ -98,9 +101,9 @@ export const REVIEW_TICKETS: ReviewTicket[] = [
 	{
 		subject: 'Bill and login',
 		body: 'The bill is wrong and I cannot log in',
-		// billing and account tied at 0.48: pending, billing its choice.
+		// billing and account tied at 0.48: pending, billing its choice; a tie: no guess.
 		routed: 'Pending Review',
-		machine: 'billing',
+		machine: undefined,
 		pick: 'account',
 		note: 'They cannot log in: account first, the bill after.',
 	},
@@ -155,7 +158,7 @@ export const routedTo = (ticket: ReviewTicket, closeCalls = false) =>
 export const isDoubtful = (ticket: ReviewTicket, closeCalls = false) =>
 	routedTo(ticket, closeCalls) === 'Pending Review';
 
-/** The feedback a reviewed ticket's pick sends: `correct` when it is the machine's answer. */
+/** The feedback a reviewed ticket's pick sends: `correct` when it is the machine's answer or guess. */
 export const feedbackOf = (ticket: ReviewTicket) =>
 	ticket.pick === ticket.machine ? 'correct' : ticket.pick;
 

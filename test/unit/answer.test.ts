@@ -111,11 +111,16 @@ describe('the guess of a doubtful run without an answer', () => {
 		'a tie at the top is no guess, written (Simplify %s) and read, whatever the order',
 		(simplify) => {
 			const four = { billing: 0.25, technical: 0.25, sales: 0.25, account: 0.25 };
-			const run = { ...runOf('route', 'pending'), choice: '__uncertain__', probabilities: four };
-			const written = JSON.parse(JSON.stringify(writeAnswer(run, simplify)));
-			expect(written).not.toHaveProperty('suggestion');
-			for (const keys of [undefined, ['billing', 'technical', 'sales', 'account'], ['account']])
-				expect(readAnswer(written, 'route', keys)!.guess).toBeUndefined();
+			// Uncertain (`__uncertain__`), and pending with the service's choice (the first option).
+			for (const run of [
+				{ ...runOf('route', 'uncertain'), choice: '__uncertain__', probabilities: four },
+				{ ...runOf('route', 'pending'), choice: 'billing', probabilities: four },
+			]) {
+				const written = JSON.parse(JSON.stringify(writeAnswer(run, simplify)));
+				expect(written).not.toHaveProperty('suggestion');
+				for (const keys of [undefined, ['billing', 'technical', 'sales', 'account'], ['account']])
+					expect(readAnswer(written, 'route', keys)!.guess).toBeUndefined();
+			}
 			// Score without a raw score: the same rule.
 			const levels = { ...runOf('score', 'pending'), probabilities: { cold: 0.5, warm: 0.5 } };
 			delete (levels as Partial<RunAnswer>).raw_score;

@@ -96,6 +96,16 @@ describe('a tie at the top is no guess (one rule, every kind)', () => {
 		expect(guessOf(kind, run, [...keysOf[kind.type]].reverse())).toBeUndefined();
 	});
 
+	it('route: a pending run’s choice on a tie (the first in the service’s order) is no guess either', () => {
+		const pending = { status: 'pending', choice: 'billing', probabilities: FOUR };
+		expect(route.answerOf(pending)).toBeUndefined();
+		expect(guessOf(route, pending, keysOf.route)).toBeUndefined();
+		// Answered `ok`, the choice is the service's answer, tie or not; untied, a pending choice stays.
+		expect(route.answerOf({ ...pending, status: 'ok' })).toEqual(['billing']);
+		const untied = { ...pending, probabilities: { ...FOUR, billing: 0.3 } };
+		expect(guessOf(route, untied)).toEqual(['billing']);
+	});
+
 	it('route and score: a tie below the top leaves the top one its guess', () => {
 		expect(guessOf(route, { probabilities: { a: 0.2, b: 0.5, c: 0.2 } })).toEqual(['b']);
 		expect(guessOf(score, { probabilities: { cold: 0.3, warm: 0.3, hot: 0.4 } })).toEqual(['hot']);
