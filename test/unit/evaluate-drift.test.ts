@@ -358,7 +358,8 @@ describe('reviewRow', () => {
 		expect(row).toEqual({
 			review_id: '12/run_1',
 			status: 'reviewed',
-			answer: 'billing, refund',
+			// The one encoding, as the feedback sent (src/kinds.ts): Send Feedback sends it as it is.
+			answer: 'billing,refund',
 			agreed: false,
 			note: 'double charge',
 			feedback: 'billing,refund',

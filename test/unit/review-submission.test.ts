@@ -14,6 +14,8 @@ import {
 	type ReviewPage,
 	type ReviewPick,
 } from '../../src/review';
+import { reviewRow } from '../../src/evaluate/labeled-row';
+import { feedbackOf } from '../../src/kinds';
 import { JS_FIELD_NAMES, JS_KEYS, jsonObject } from '../support/js-names';
 import { classifyPage, routePage, scorePage, submit } from '../support/review-pages';
 
@@ -398,6 +400,25 @@ describe('feedbackFor', () => {
 		expect(feedbackFor(item([]), { index: 0, keys: [] }, 'classify')).toEqual({
 			feedback: 'correct',
 		});
+	});
+
+	it('the row’s answer, sent by Run → Send Feedback, is the feedback Review sent (one encoding)', () => {
+		const labels = [['promotion', 'complaint'], ['spam'], []];
+		for (const keys of labels) {
+			const sent = feedbackFor(item(['urgent']), { index: 0, keys }, 'classify').feedback;
+			const row = reviewRow({
+				picked: keys,
+				labels: true,
+				agreed: false,
+				decision: 'content-labels',
+				machineAnswer: ['urgent'],
+				reviewedAt: '2026-11-27T12:00:00.000Z',
+			});
+			expect(row.answer).toBe(sent);
+			expect(feedbackOf(row.answer)).toBe(sent);
+		}
+		// A row written before the one encoding ("a, b") is sent as Review sends it.
+		expect(feedbackOf('promotion, complaint')).toBe('promotion,complaint');
 	});
 
 	it('names that are JavaScript’s own are keys like any other', () => {
