@@ -6,18 +6,26 @@
  * credential, and a workflow created over the REST API: a trigger, an AI Agent and the Decision
  * Service Tool on the agent's Tool slot, with no decision yet. In the editor the owner:
  *
- *  1. opens the tool and picks "Ticket routing": the Answers list shows the teams;
+ *  1. opens the tool and picks "Ticket routing": the Answers list shows the teams at once, in the
+ *     open panel (before: only once the panel was closed and opened again), each name in a box
+ *     that cannot be typed in;
  *  2. switches the decision to "Lead scoring" and opens the panel again: the list shows its
  *     levels, with no stale-data warning (before the fix it kept the teams, marked "outdated");
  *  3. saves: the workflow's `routes` holds lead-scoring's list, and the description the agent
  *     reads (toolDescriptionOf on the saved parameters) names the levels, not the teams.
  *
- * Why the panel is opened again: n8n 2.41's editor reloads a resource mapper when a field it
- * depends on changes only if every parameter of the node resolves, and the tool's Text
- * (`$fromAI(…)`) throws "No execution data available" until the agent has run. The list then
- * follows its decision when the panel opens (`refreshStaleSchemaOnOpen`), not while it is open.
+ * Why the panel is opened again after a switch: n8n 2.41's editor reloads a resource mapper when a
+ * field it depends on changes only if every parameter of the node resolves, and the tool's Text
+ * (`$fromAI(…)`) throws "No execution data available" until the agent has run. The first pick
+ * works in the open panel because the list is hidden until a decision is picked and loads when it
+ * appears; after a switch the list follows its decision when the panel opens
+ * (`refreshStaleSchemaOnOpen`), not while it is open.
  *
- * Screenshot: tool-answers (docs/screenshots/ with UPDATE_SCREENSHOTS=1, harness/n8n-editor.ts).
+ * n8n draws a delete icon on each row of a resource mapper unless the row is a matching column or
+ * a mandatory one in "add" mode (MappingFields.vue); neither fits a list of answers (docs/ai-tool.md).
+ *
+ * Screenshots: tool-answers-after-pick, tool-answers (docs/screenshots/ with UPDATE_SCREENSHOTS=1,
+ * harness/n8n-editor.ts).
  */
 import type { INodeParameters } from 'n8n-workflow';
 import type { Page } from 'playwright-core';
@@ -129,6 +137,9 @@ async function pickDecision(name: string): Promise<void> {
 	);
 }
 
+/** The tool's Answers list in the open panel. */
+const answersList = () => ui.ndv().getByTestId('mapping-fields-container');
+
 const staleWarnings = () => ui.ndv().locator('[class*="staleDataWarning"]').count();
 
 beforeAll(async () => {
@@ -163,14 +174,32 @@ describe("the tool's Answers list in the n8n editor (real browser)", () => {
 		await ui.widenParameters(200);
 	});
 
-	step('picks Ticket routing: the Answers list shows the teams', async () => {
-		await pickDecision('Ticket routing (route)');
-		await reopen();
-		await eventually(
-			() => ui.outputRows(),
-			(rows) => expect(rows).toEqual([...TEAMS, ...FIXED]),
-		);
-	});
+	step(
+		'picks Ticket routing: the Answers list shows the teams at once, names that cannot be edited',
+		async () => {
+			// Before a pick the list is not there: the node's notice says to pick a decision.
+			expect(await answersList().count()).toBe(0);
+			await pickDecision('Ticket routing (route)');
+			// No reopen: the list appears in the open panel.
+			await eventually(
+				() => ui.outputRows(),
+				(rows) => expect(rows).toEqual([...TEAMS, ...FIXED]),
+				FOLLOWS_WITHIN,
+			);
+			// Each box shows its answer's name and takes no typing.
+			const boxes = answersList().locator('input');
+			expect(await boxes.count()).toBe(TEAMS.length + FIXED.length);
+			for (const box of await boxes.all()) {
+				expect(await box.isEditable()).toBe(false);
+			}
+			expect(await Promise.all((await boxes.all()).map((box) => box.inputValue()))).toEqual([
+				...TEAMS,
+				...FIXED,
+			]);
+			await answersList().scrollIntoViewIfNeeded();
+			await ui.screenshot('tool-answers-after-pick');
+		},
+	);
 
 	step(
 		'switches to Lead scoring: the list shows its levels, with no "outdated" warning',
