@@ -7,8 +7,9 @@ import { answersByKey, utcDateTime } from './words';
 // The review page: a header (the title, the decision, the author's instructions, how many
 // items, that it is sent once and until when), then one form holding every item (item-html.ts)
 // posted back to the URL it was loaded from: no `action`, as n8n's signature is in the query, and no
-// script (n8n's page allows none: webhook.ts); before the button, that sending closes the link, and
-// a confirmation when items are left for later. How a submission is read: form.ts. Every string from data is escaped.
+// script (the page's Content-Security-Policy allows none: webhook.ts); before the button, that
+// sending closes the link, and a confirmation when items are left for later. How a submission is
+// read: form.ts. Every string from data is escaped.
 
 export interface ReviewPageOptions {
 	/** Why the last submission was refused: shown in a banner above the items. */
@@ -30,7 +31,7 @@ export const CONFIRM_LEFT = 'Sent now, they move on unreviewed and this link clo
 
 /**
  * The buttons. With every item answered, "Send review" sends. With items left for later, the
- * browser shows instead a "Send review" that opens a confirmation (a `details`, no script: n8n's
+ * browser shows instead a "Send review" that opens a confirmation (a `details`, no script: the
  * page allows none) saying how many are left, and "Send anyway" sends. The swap is CSS
  * (`:has`, layout.ts); a browser without it, or without CSS, shows the plain button and sends
  * at once, as before. Both buttons are submit buttons without a name: the body is the same.

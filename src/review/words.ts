@@ -81,10 +81,13 @@ export function probabilitiesOf(item: ReviewItem): Map<string, number> {
 }
 
 /**
- * Keys sharing the top probability, when two or more do (the machine then has no guess), in the
- * answers' order.
+ * Keys sharing the top probability, when two or more do (the machine then has no guess: the rule
+ * is src/kinds.ts `tiedAtTop`; this names them), in the answers' order.
  */
-export function tiedAtTop(item: ReviewItem, answers: ReadonlyMap<string, ReviewAnswer>): string[] {
+export function keysTiedAtTop(
+	item: ReviewItem,
+	answers: ReadonlyMap<string, ReviewAnswer>,
+): string[] {
 	const probabilities = [...probabilitiesOf(item)];
 	const top = Math.max(...probabilities.map(([, value]) => value));
 	const order = [...answers.keys()];
@@ -116,7 +119,7 @@ export function machineAnswerWords(
 	const probabilities = probabilitiesOf(item);
 	const classify = kindOf(page.decision.type)?.many === true;
 	if (item.machineAnswer === undefined) {
-		const tied = classify ? [] : tiedAtTop(item, answers);
+		const tied = classify ? [] : keysTiedAtTop(item, answers);
 		if (!tied.length) return 'No suggestion from the service.';
 		const names = listed(tied.map((key) => answerName(key, answers)));
 		const share = escapeHtml(percent(probabilities.get(tied[0])!));
