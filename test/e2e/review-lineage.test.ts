@@ -28,6 +28,7 @@ import {
 	startN8nWithWorkflows,
 } from '../../harness/n8n-executions';
 import { n8nMajor, n8nVersion } from '../../harness/n8n-install';
+import { LINEAGE_WARNING_FIELD } from '../../nodes/DecisionService/actions/decision/review/resume';
 import {
 	MESSAGE_NODE,
 	NOT_REVIEWED,
@@ -240,6 +241,14 @@ on2(`Review keeps item lineage in n8n ${n8nVersion()}`, () => {
 		expect(merged).toHaveLength(doubtful.length);
 		expect(merged).toEqual(merged.map((each) => ({ own: each.own, traced: each.own })));
 		expect(merged.map((each) => each.own).sort()).toEqual(Object.keys(PICKS).sort());
+	});
+
+	it('marks no item: this n8n resumes a review as Review knows (no lineageWarning)', () => {
+		// On an n8n that resumes a review differently, every item would carry the warning
+		// (test/node/review-lineage.test.ts forces that case; docs/compatibility.md).
+		const items = finished.outputs[lineage.review].flat();
+		expect(items.length).toBe(doubtful.length);
+		expect(items.filter((item) => LINEAGE_WARNING_FIELD in item.json)).toEqual([]);
 	});
 
 	it('keeps Review’s own items pointing at its input: pairedItem is the index on its one input', () => {
