@@ -28,8 +28,9 @@ export function checkBaseUrl(
 	}
 	if (!/\/v1$/.test(url.pathname)) {
 		// Not `${url.origin}/v1`: for an address that is not the API (n8n's own, a web page) that
-		// would be another address that is not the API either.
-		const typed = `${url.origin}${url.pathname === '/' ? '' : url.pathname}`;
+		// would be another address that is not the API either. The path is not repeated: a pasted
+		// key may be in it.
+		const typed = `${url.origin}${url.pathname === '/' ? '' : '/…'}`;
 		return {
 			ok: false,
 			problem: `Base URL must end with the API version /v1: ${typed} is not the Decision Service API's address. It looks like ${EXAMPLE_BASE_URL} (the local sandbox, npm start: ${SANDBOX_BASE_URL}).`,

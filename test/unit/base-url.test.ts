@@ -46,11 +46,11 @@ describe("n8n's own address typed as the Base URL", () => {
 		expect(problem).toContain('http://127.0.0.1:8787/v1');
 	});
 
-	it('names the path typed, so a wrong path is seen', () => {
-		const other = checkBaseUrl('http://127.0.0.1:5701/rest');
-		expect(other.ok ? '' : other.problem).toContain(
-			"http://127.0.0.1:5701/rest is not the Decision Service API's address",
-		);
+	it('does not repeat a path, where a pasted key may be', () => {
+		const other = checkBaseUrl('http://127.0.0.1:5701/sk_live_pasted');
+		const problem = other.ok ? '' : other.problem;
+		expect(problem).toContain("http://127.0.0.1:5701/… is not the Decision Service API's address");
+		expect(problem).not.toContain('sk_live_pasted');
 	});
 });
 
