@@ -228,12 +228,12 @@ function labelsWorkflow(decision: Decision): WorkflowJson {
 	const decideOutputs = outputNamesOf(decide);
 	const reviewOutputs = outputNamesOf(review);
 	const to = (node: string) => [{ node, type: 'main', index: 0 }];
-	const node = (name: string, type: string, typeVersion: number, parameters: object) => ({
+	const node = (name: string, type: string, typeVersion: number, parameters: object, y = 0) => ({
 		id: `${LABELS.id}-${name.replace(/\W/g, '')}`,
 		name,
 		type,
 		typeVersion,
-		position: [0, 0] as [number, number],
+		position: [0, y] as [number, number],
 		parameters,
 	});
 	return {
@@ -255,15 +255,28 @@ function labelsWorkflow(decision: Decision): WorkflowJson {
 				options: {},
 			}),
 			{ ...node('Decide', NODE_TYPE, 1, decide), credentials },
-			node(MESSAGE_NODE, 'n8n-nodes-base.set', 3.4, {
-				assignments: {
-					assignments: [
-						{ id: 'a', name: 'review_link', type: 'string', value: '={{ $execution.resumeUrl }}' },
-					],
+			// Above Review on the canvas: n8n runs the upper branch first, so the link is written
+			// before the execution waits.
+			node(
+				MESSAGE_NODE,
+				'n8n-nodes-base.set',
+				3.4,
+				{
+					assignments: {
+						assignments: [
+							{
+								id: 'a',
+								name: 'review_link',
+								type: 'string',
+								value: '={{ $execution.resumeUrl }}',
+							},
+						],
+					},
+					includeOtherFields: false,
+					options: {},
 				},
-				includeOtherFields: false,
-				options: {},
-			}),
+				-400,
+			),
 			{ ...node('Review', NODE_TYPE, 1, review), credentials, webhookId: `${LABELS.id}-review` },
 			...stored,
 		],
@@ -736,6 +749,12 @@ on2(`quality watched with n8n ${n8nVersion()}'s Data Tables`, () => {
 
 	it('stores a classify review with two labels once, whatever the outputs it is on', () => {
 		expect(labelsReviewed.status).toBe('success');
+		// Review put the two-label item on both its labels' outputs: two copies reach Store review.
+		const onOutputs = (text: string) =>
+			(labelsReviewed.outputs.Review ?? []).filter((items) =>
+				items.some((item) => item.json.text === text),
+			).length;
+		expect(LABEL_MESSAGES.map(({ text }) => onOutputs(text))).toEqual([2, 1]);
 		expect(labelRows).toHaveLength(LABEL_MESSAGES.length);
 		const labelsOf = (row: Row) =>
 			String(row.answer)

@@ -38,6 +38,8 @@ export function carriedAnswer(
 export interface Checked {
 	expected: Array<string | string[] | undefined>;
 	errors: Array<Error | undefined>;
+	/** What to fix, for each item whose expected answer is bad (its error says it too). */
+	fixes?: Array<string | undefined>;
 }
 
 const NOTHING_SENT = 'Nothing was sent for this item, so nothing was charged.';
@@ -81,7 +83,7 @@ function expectedProblem(
 	if (result.ok) return { value: result.value };
 	return {
 		message: result.problem.message,
-		fix: `Set the row's answer to ${kind?.many ? 'labels' : `one ${word}`} of the decision (${keys}), or remove the row.`,
+		fix: `Set the row's answer to ${kind?.many ? 'labels' : `one ${word}`} of the decision, or remove the row.`,
 	};
 }
 
@@ -95,7 +97,7 @@ export function checkAll(
 	decision: EvaluationDecision,
 	slug: string,
 ): Checked {
-	const checked: Checked = { expected: [], errors: [] };
+	const checked: Checked = { expected: [], errors: [], fixes: [] };
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		let error: NodeOperationError | undefined;
 		try {
@@ -109,12 +111,13 @@ export function checkAll(
 			} else {
 				const raw = context.getNodeParameter('expected', itemIndex, undefined) as unknown;
 				const read = expectedProblem(decision, raw, itemIndex);
-				if ('message' in read)
+				if ('message' in read) {
 					error = new NodeOperationError(context.getNode(), read.message, {
 						itemIndex,
 						description: `${read.fix} ${NOTHING_SENT}`,
 					});
-				else checked.expected[itemIndex] = read.value;
+					(checked.fixes ??= [])[itemIndex] = read.fix;
+				} else checked.expected[itemIndex] = read.value;
 			}
 		} catch (thrown) {
 			// An expression that fails on this item (Expected Answer, the decision): this row only.
@@ -262,7 +265,8 @@ export function unscoredOf(
 			(entry && 'error' in entry && entry.error !== notAsked ? entry.error : undefined);
 		const httpCode = (error as { httpCode?: unknown }).httpCode;
 		const description = (error as { description?: unknown }).description;
-		const fix = typeof description === 'string' && description ? description : '';
+		const fix =
+			checked.fixes?.[item] ?? (typeof description === 'string' && description ? description : '');
 		if (before || (typeof httpCode === 'string' && REFUSED_INPUT.has(httpCode)))
 			badRows.push({
 				item,
