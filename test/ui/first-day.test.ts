@@ -49,6 +49,7 @@ beforeAll(async () => {
 		rig = await startEditorRig({ name: 'first-day' });
 		({ page, ui } = rig);
 		cookie = await signIn(rig.n8n.url);
+		await ui.signIn(rig.n8n.url);
 	} catch (error) {
 		fail();
 		throw error;
@@ -112,11 +113,25 @@ async function itemsPerTeam(): Promise<Record<string, number>> {
 	return counts;
 }
 
-/** The counts a canvas shows on the node's outputs, by output name. */
+/**
+ * The counts the canvas shows on the node's outputs, by output name: on the wire of a wired output
+ * (n8n writes it there), beside the handle of an unwired one.
+ */
 async function canvasCounts(): Promise<Record<string, number>> {
+	const wires = await savedWires();
 	const counts: Record<string, number> = {};
-	for (const output of await ui.outputsOnCanvas(EXAMPLE.node))
-		counts[output.label] = Number(/^(\d+)/.exec(output.items ?? '0')?.[1] ?? 0);
+	const outputs = await ui.outputsOnCanvas(EXAMPLE.node);
+	for (const [index, output] of outputs.entries()) {
+		let text = output.items ?? '';
+		const target = wires[index];
+		if (target) {
+			const label = page.locator(
+				`[data-test-id="edge-label"][data-source-node-name="${EXAMPLE.node}"][data-target-node-name="${target}"]`,
+			);
+			text = (await label.count()) ? (await label.first().innerText()).trim() : '';
+		}
+		counts[output.label] = Number(/^(\d+) items?$/.exec(text)?.[1] ?? 0);
+	}
 	return counts;
 }
 
@@ -164,7 +179,7 @@ describe('the first day: a run, Single Output and back, in the editor', () => {
 			await ui.chooseOption('outputMode', 'Single Output');
 			await eventually(
 				() => ui.ndv().innerText(),
-				(text) => expect(text).toContain('Outputs marked ✕ carry nothing'),
+				(text) => expect(text).toContain('stay on the canvas marked ✕ and carry nothing'),
 			);
 			await ui.closeNode();
 			await eventually(

@@ -67,7 +67,16 @@ export async function getRouteOutputs(this: ILoadOptionsFunctions): Promise<Reso
 	const saved = this.getCurrentNodeParameter(OUTPUTS_LIST_PARAMETER) as
 		| ResourceMapperValue
 		| undefined;
-	const fields = outputsListFor(decision, Array.isArray(saved?.schema) ? saved.schema : []);
+	const savedSchema = Array.isArray(saved?.schema) ? saved.schema : [];
+	// Single Output keeps a list it has (its outputs stay in place, empty) but starts none: a node
+	// set to Single Output from the start has one output.
+	if (
+		this.getCurrentNodeParameter('outputMode') === 'singleOutput' &&
+		!savedSchema.some((field) => field.display !== false)
+	) {
+		return { fields: [] };
+	}
+	const fields = outputsListFor(decision, savedSchema);
 	// As a tool, the list only names the answers in the agent's description: shown, not edited.
 	if (this.getNode().type.endsWith('Tool')) {
 		return { fields: fields.map((field) => ({ ...field, readOnly: true })) };

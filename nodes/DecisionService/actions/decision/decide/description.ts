@@ -8,7 +8,6 @@ import {
 	outputsListNotice,
 	toolAnswersField,
 } from '../../../outputs/parameter';
-import { OUTPUTS_LIST_PARAMETER } from '../../../outputs/list';
 import { DEFAULT_MAX_CONCURRENCY, MAX_IN_FLIGHT } from '../../../../../src/client';
 
 const properties: INodeProperties[] = [
@@ -39,23 +38,17 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
+	// Shown under both options: n8n keeps no value of a parameter no property shows (getNodeParameters;
+	// in n8n 2.41.1's editor a hidden copy is dropped too), which would lose the names and let a
+	// reload reorder the outputs. Under Single Output the list is the kept outputs, and a node that
+	// never had one loads none (getRouteOutputs).
 	{
 		...outputsListField,
-		displayOptions: { show: { outputMode: ['routeToOutputs'], '@tool': [false] } },
-	},
-	// The same list kept while Single Output is picked: n8n drops the value of a parameter no
-	// property shows (getNodeParameters), which would lose the names and let a reload reorder the
-	// outputs. Kept, Route to Outputs gives back every output in its place with its name.
-	{
-		displayName: 'Outputs',
-		name: OUTPUTS_LIST_PARAMETER,
-		type: 'hidden',
-		default: { mappingMode: 'defineBelow', value: null },
-		displayOptions: { show: { outputMode: ['singleOutput'], '@tool': [false] } },
+		displayOptions: { show: { '@tool': [false] } },
 	},
 	{
 		displayName:
-			'Items leave on All Items. Outputs marked ✕ carry nothing: they keep the wires you drew for Route to Outputs in place, and switching back brings them back with their names.',
+			'Items leave on one output. The outputs listed below, if any, stay on the canvas marked ✕ and carry nothing: they keep the wires you drew for Route to Outputs in place, and switching back brings them back with their names.',
 		name: 'singleOutputNotice',
 		type: 'notice',
 		default: '',
