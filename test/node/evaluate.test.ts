@@ -323,6 +323,9 @@ describe('Evaluate', () => {
 		expect(await used()).toBe(before + 3);
 		const [[report], scored, failed] = result.outputs;
 		expect(report.json.units).toMatchObject({ charged: 3, fresh: 3 });
+		// With the error output wired too, the report says it is partial.
+		expect(report.json.partial).toBe(true);
+		expect(report.json.figures).toMatchObject({ partial: true, not_scored: 2 });
 		expect(scored).toHaveLength(3);
 		expect(failed.map((item) => JSON.stringify(item.json.error))).toEqual([
 			expect.stringContaining('Not sent: Max Decides per Execution (3) is reached'),
