@@ -15,13 +15,20 @@
  * A ticket the service sent to its own review queue carries its `review_url`: on the sandbox of
  * `npm start` that link opens a page (200, HTML) about the run.
  *
+ * A sticky note beside the message node says where the review link is (its field
+ * `n8n_review_page`) and that a ticket's `review_url` is the service's own page, not this review.
+ *
  * A reviewer, with no n8n account (a browser context of their own), opens the link the message
  * holds (read back through n8n's REST API): at desktop width (the page says it is sent once and
- * until when, and that items left for later move on unreviewed when sent; a pending item says it
- * is in the review queue once), then on a phone (no sideways
- * scrolling, the personal-data field shows no e-mail address); picks a team for three tickets
- * (a tap on the answer's row), writes a note, sends. The execution finishes with each picked ticket
- * on its team's node and the others on the team lead's; each pick sent one feedback.
+ * until when, and that items left for later move on unreviewed when sent; items are numbered from
+ * 1, the decision is named without its slug and no status of the service's is shown; a ticket
+ * whose four teams tie at 25 % shows no leaning), then on a phone 390 px wide (no sideways
+ * scrolling, the personal-data field shows no e-mail address; above the button, that sending
+ * closes the link); picks a team for three tickets (a tap on the answer's row), writes a note,
+ * taps Send review: two tickets are left, so a confirmation says so first (the number as a screen
+ * reader hears it) and "Send anyway" sends. The execution finishes with each picked ticket on its
+ * team's node and the others on the team lead's; each pick sent one feedback: a tied ticket's pick
+ * is recorded `agreed: false` with the pick as its feedback, never `correct`.
  *
  * The thank-you page says the link is now closed; opened again, n8n answers it itself (its 409,
  * the limit docs/what-happens-when.md names).
@@ -30,8 +37,9 @@
  * node's panel its notice (Send Link To, or `$execution.resumeUrl` from a node above), the
  * decision, Send Link To, the outputs, the time limit.
  *
- * Screenshots: review-on-canvas, review-node, review-page, review-page-phone, review-done (kept in
- * docs/screenshots/, the first and the phone's in the README), and review-find-the-action and
+ * Screenshots: review-on-canvas, review-node, review-page, review-page-phone, review-confirm-phone,
+ * review-done (kept in docs/screenshots/, the first and the phone's in the README), and
+ * review-find-the-action and
  * review-waiting-on-canvas and review-url-sandbox (not kept); in a temporary folder, or docs/screenshots/ with
  * UPDATE_SCREENSHOTS=1 (harness/n8n-editor.ts).
  */
@@ -99,7 +107,10 @@ const PICKS = [
 	},
 	{ subject: 'Next steps', answer: 'sales' },
 ];
-const PHONE = { width: 360, height: 780 };
+/** A phone 390 px wide (an iPhone 12 to 15's CSS width). */
+const PHONE = { width: 390, height: 844 };
+/** The sticky note beside the message node (examples/ticket-routing-review.json). */
+const LINK_NOTE = example.nodes.find((node) => node.type === 'n8n-nodes-base.stickyNote')!;
 
 let rig: EditorRig | undefined;
 let session: OwnerSession;
@@ -133,6 +144,57 @@ async function reviewerPage(
 	opened.setDefaultTimeout(UI_TIMEOUT);
 	current = () => opened;
 	return opened;
+}
+
+/** For each doubtful ticket, in order: whether its top probability is shared (no guess: src/kinds.ts). */
+let tiedAt: boolean[];
+/** Whether the doubtful ticket with this (unique) subject has a tie at the top. */
+const isTied = (subject: string) => tiedAt[doubtful.indexOf(subject)] === true;
+
+/** Whether a run's top probability is shared by two options or more. */
+function tiesAtTop(probabilities: Record<string, number>): boolean {
+	const values = Object.values(probabilities);
+	return values.filter((value) => value === Math.max(...values)).length > 1;
+}
+
+/** An accessibility node as Chromium's DevTools protocol gives it. */
+interface AXNode {
+	nodeId: string;
+	childIds?: string[];
+	role?: { value: string };
+	name?: { value: string };
+}
+
+/**
+ * The text of an element as a screen reader gets it: Chromium's accessibility tree, which holds
+ * what CSS writes (the count of items left is a CSS counter; the DOM has no number).
+ */
+async function heardText(reviewPage: Page, selector: string): Promise<string> {
+	const cdp = await reviewPage.context().newCDPSession(reviewPage);
+	try {
+		const { root } = (await cdp.send('DOM.getDocument')) as { root: { nodeId: number } };
+		const { nodeId } = (await cdp.send('DOM.querySelector', {
+			nodeId: root.nodeId,
+			selector,
+		})) as { nodeId: number };
+		const partial = (await cdp.send('Accessibility.getPartialAXTree', {
+			nodeId,
+			fetchRelatives: false,
+		})) as { nodes: AXNode[] };
+		const full = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: AXNode[] };
+		const byId = new Map(full.nodes.map((node) => [node.nodeId, node]));
+		// The static texts under the element, in document order.
+		const texts: string[] = [];
+		const walk = (node: AXNode | undefined) => {
+			if (!node) return;
+			if (node.role?.value === 'StaticText') texts.push(node.name?.value ?? '');
+			for (const child of node.childIds ?? []) walk(byId.get(child));
+		};
+		walk(byId.get(partial.nodes[0].nodeId));
+		return texts.join('');
+	} finally {
+		await cdp.detach();
+	}
 }
 
 /** An item of the review page, found by its subject. */
@@ -249,6 +311,9 @@ on2('Review in the n8n editor and on its page (real browser)', () => {
 				'Pending Review',
 			);
 			doubtful = (waiting.outputs[DECIDE][pending] ?? []).map((item) => String(item.json.subject));
+			tiedAt = (waiting.outputs[DECIDE][pending] ?? []).map((item) =>
+				tiesAtTop((item.json.decision as { probabilities: Record<string, number> }).probabilities),
+			);
 			expect(doubtful).toEqual(expect.arrayContaining(PICKS.map((pick) => pick.subject)));
 			// The canvas: the message node ran, the Review node waits.
 			await ui
@@ -294,17 +359,43 @@ on2('Review in the n8n editor and on its page (real browser)', () => {
 		},
 	);
 
-	step("reads the review link from the message node's output", async () => {
-		link = waitingLinkIn(waiting, MESSAGE_NODE);
-		expect(link).toMatch(
-			new RegExp(
-				`^${rig!.n8n.url.replace(/\./g, '\\.')}/webhook-waiting/${executionId}\\?signature=[0-9a-f]+$`,
-			),
-		);
-		expect(String(waiting.outputs[MESSAGE_NODE][0][0].json.message)).toContain(
-			`${doubtful.length} support tickets need a person to pick their team: ${link}`,
-		);
-	});
+	step(
+		"reads the review link from the message node's output: n8n_review_page, told apart from the service's review_url",
+		async () => {
+			link = waitingLinkIn(waiting, MESSAGE_NODE);
+			expect(link).toMatch(
+				new RegExp(
+					`^${rig!.n8n.url.replace(/\./g, '\\.')}/webhook-waiting/${executionId}\\?signature=[0-9a-f]+$`,
+				),
+			);
+			const message = waiting.outputs[MESSAGE_NODE][0][0].json;
+			expect(String(message.message)).toContain(
+				`${doubtful.length} support tickets need a person to pick their team. Open this review page (it can be sent once): ${link}`,
+			);
+			// One link, named for what it is; the service's own review_url is not on this item.
+			expect(message.n8n_review_page).toBe(link);
+			expect(Object.keys(message).sort()).toEqual(['message', 'n8n_review_page']);
+			// The note on the canvas says where it is, and what the other link is.
+			const note = page.getByText('Where the review link is', { exact: true });
+			await note.waitFor({ timeout: UI_TIMEOUT });
+			// The note's own box: the innermost element holding its title and its last words.
+			const noteText = await page
+				.locator('div')
+				.filter({ has: note, hasText: 'not this review' })
+				.last()
+				.innerText();
+			expect(noteText).toContain('Message for reviewers');
+			expect(noteText).toContain('n8n_review_page');
+			expect(noteText).toContain('review_url');
+			expect(String(LINK_NOTE.parameters.content)).toContain('n8n_review_page');
+			// Near the node that carries the link, below it beside Review (canvas units).
+			const at = (node: object) => (node as { position: [number, number] }).position;
+			const [noteX, noteY] = at(LINK_NOTE);
+			const [nodeX, nodeY] = at(example.nodes.find((node) => node.name === MESSAGE_NODE)!);
+			expect(Math.abs(noteX - nodeX)).toBeLessThan(400);
+			expect(Math.abs(noteY - nodeY)).toBeLessThan(400);
+		},
+	);
 
 	step(
 		'the reviewer opens it at desktop width: every doubtful ticket, the teams to pick from, when the others move on',
@@ -328,9 +419,27 @@ on2('Review in the n8n editor and on its page (real browser)', () => {
 			expect(await reviewPage.locator('body').innerText()).not.toMatch(
 				/continue on their own|are not sent/,
 			);
-			// Each item says once that the service put it in its review queue.
-			for (const item of await reviewPage.locator('section.item').all())
-				expect((await item.innerText()).match(/review queue/gi)).toHaveLength(1);
+			// Items numbered from 1; the decision by its name; no status or slug of the service's.
+			expect(await reviewPage.locator('section.item h2').allInnerTexts()).toEqual(
+				doubtful.map((_subject, index) => `Item ${index + 1}`),
+			);
+			expect(header).toContain('Decision: Ticket routing');
+			const body = await reviewPage.locator('body').innerText();
+			expect(body).not.toMatch(/review queue|\bpending\b|\buncertain\b|ticket-routing/i);
+			expect(await reviewPage.locator('.chip').count()).toBe(0);
+			// A ticket whose four teams tie at 25 %: no leaning, no "suggested" team.
+			expect(tiedAt.filter(Boolean).length).toBeGreaterThan(0);
+			const sections = reviewPage.locator('section.item');
+			for (const [index, tie] of tiedAt.entries()) {
+				// By position: two tickets share the subject "Help please".
+				const text = await sections.nth(index).innerText();
+				if (tie) {
+					expect(text).toContain(
+						'No suggestion: billing, technical, sales and account are equally likely (25% each).',
+					);
+					expect(text).not.toMatch(/Leaning to|suggested/);
+				} else expect(text).toMatch(/Leaning to \w+ \(\d+%\)/);
+			}
 			expect(await reviewPage.locator('header time').getAttribute('datetime')).toBe(
 				waiting.waitTill,
 			);
@@ -349,7 +458,7 @@ on2('Review in the n8n editor and on its page (real browser)', () => {
 	let phonePage: Page;
 
 	step(
-		'on a phone: no sideways scrolling, and the personal-data field shows no e-mail address',
+		'on a phone 390 px wide: no sideways scrolling, no e-mail address, no leaning on a tie, that sending closes the link',
 		async () => {
 			phonePage = await reviewerPage(PHONE, true);
 			expect((await phonePage.goto(link))?.status()).toBe(200);
@@ -366,6 +475,24 @@ on2('Review in the n8n editor and on its page (real browser)', () => {
 			expect(await phonePage.locator('body').innerText()).not.toMatch(/[\w.+-]+@[\w-]+\.\w+/);
 			const html = await phonePage.content();
 			for (const email of SAMPLE_EMAILS) expect(html).not.toContain(email);
+			// A tied ticket on the phone too: no leaning.
+			const tie = phonePage.locator('section.item').nth(tiedAt.indexOf(true));
+			expect(await tie.innerText()).toMatch(/No suggestion: .+ are equally likely \(25% each\)\./);
+			// Above the button, before anything is sent: the link closes once sent.
+			const closes = phonePage.locator('.actions .closes');
+			expect(await closes.innerText()).toBe(
+				'Sending closes this link: nobody can open this page again to change or add an answer.',
+			);
+			// Every ticket left for later: "Send review" asks first (the plain button is hidden).
+			const ask = phonePage.locator('details.confirm > summary');
+			expect(await ask.innerText()).toBe('Send review');
+			expect(await ask.isVisible()).toBe(true);
+			expect(await phonePage.locator('button.send').isVisible()).toBe(false);
+			expect((await closes.boundingBox())!.y).toBeLessThan((await ask.boundingBox())!.y);
+			// The tied ticket from its heading down, the note above the button in view.
+			await tie.evaluate((section) =>
+				section.ownerDocument.defaultView!.scrollBy(0, section.getBoundingClientRect().top - 8),
+			);
 			await screenshot(phonePage, 'review-page-phone');
 		},
 	);
@@ -380,11 +507,26 @@ on2('Review in the n8n editor and on its page (real browser)', () => {
 			);
 			if (pick.note) await item.getByRole('textbox', { name: /Note/ }).fill(pick.note);
 		}
+		// Two tickets left: "Send review" opens a confirmation that says how many, nothing is sent.
+		const left = doubtful.length - PICKS.length;
+		await phonePage.locator('details.confirm > summary').tap();
+		const confirm = phonePage.locator('.confirm-box');
+		await confirm.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+		expect(await heardText(phonePage, '.confirm-box p')).toBe(
+			`Items left for later: ${left}. Sent now, they move on unreviewed and this link closes.`,
+		);
+		const sendAnyway = phonePage.getByRole('button', { name: 'Send anyway' });
+		expect(await sendAnyway.isVisible()).toBe(true);
+		const box = (await confirm.boundingBox())!;
+		expect(box.x).toBeGreaterThanOrEqual(0);
+		expect(box.x + box.width).toBeLessThanOrEqual(PHONE.width);
+		expect(feedbackPosts(exchanges)).toHaveLength(0);
+		await screenshot(phonePage, 'review-confirm-phone');
 		const answered = phonePage.waitForResponse(
 			(response) =>
 				response.request().method() === 'POST' && response.url().startsWith(link.split('?')[0]),
 		);
-		await phonePage.getByRole('button', { name: 'Send review' }).tap();
+		await sendAnyway.tap();
 		expect((await answered).status()).toBe(200);
 		await eventually(
 			() => phonePage.locator('body').innerText(),
@@ -419,12 +561,17 @@ on2('Review in the n8n editor and on its page (real browser)', () => {
 				});
 			// What the Review node wrote on each picked ticket.
 			const reviewed = (finished.outputs[REVIEW] ?? []).flat();
+			// A tied ticket had no guess: its pick is a correction (agreed false, the pick as feedback).
+			expect(PICKS.filter((pick) => isTied(pick.subject)).length).toBeGreaterThan(0);
 			for (const pick of PICKS)
 				expect(reviewed.find((item) => item.json.subject === pick.subject)?.json.review).toEqual(
 					expect.objectContaining({
 						status: 'reviewed',
 						answer: pick.answer,
 						...(pick.note ? { note: pick.note } : {}),
+						...(isTied(pick.subject)
+							? { agreed: false, feedback: pick.answer, feedback_sent: true }
+							: {}),
 					}),
 				);
 			// One feedback per pick, on that ticket's run.
