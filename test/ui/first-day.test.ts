@@ -13,7 +13,8 @@
  * counts n8n shows on the canvas and from the saved execution.
  */
 import type { Page } from 'playwright-core';
-import { signIn } from '../../harness/n8n-env';
+import { CREDENTIAL_ID, CREDENTIAL_NAME, NODE_TYPE, signIn } from '../../harness/n8n-env';
+import { FINISHED_STATUSES, waitForExecution } from '../../harness/n8n-executions';
 import {
 	Editor,
 	UI_TIMEOUT,
@@ -135,7 +136,123 @@ async function canvasCounts(): Promise<Record<string, number>> {
 	return counts;
 }
 
+/** A new workflow as a user starts one: tickets, then the node with the credential and no decision. */
+async function createNewWorkflow(): Promise<string> {
+	const tickets = [
+		{ subject: 'Charged twice', body: 'I was charged twice on my invoice, please refund it.' },
+		{ subject: 'App crashes', body: 'The app crashes with an error every time I log in.' },
+	];
+	const response = await fetch(`${rig!.n8n.url}/rest/workflows`, {
+		method: 'POST',
+		headers: { cookie, 'browser-id': 'decision-service-setup', 'content-type': 'application/json' },
+		body: JSON.stringify({
+			name: 'First day: a new node',
+			active: false,
+			settings: { executionOrder: 'v1' },
+			nodes: [
+				{
+					id: 'new-start',
+					name: 'Start',
+					type: 'n8n-nodes-base.manualTrigger',
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: {},
+				},
+				{
+					id: 'new-tickets',
+					name: 'Tickets',
+					type: 'n8n-nodes-base.set',
+					typeVersion: 3.4,
+					position: [220, 0],
+					parameters: { mode: 'raw', jsonOutput: JSON.stringify({ tickets }), options: {} },
+				},
+				{
+					id: 'new-split',
+					name: 'One item each',
+					type: 'n8n-nodes-base.splitOut',
+					typeVersion: 1,
+					position: [440, 0],
+					parameters: { fieldToSplitOut: 'tickets', options: {} },
+				},
+				{
+					id: 'new-decide',
+					name: NEW_NODE,
+					type: NODE_TYPE,
+					typeVersion: 1,
+					position: [660, 0],
+					parameters: { resource: 'decision', operation: 'decide' },
+					credentials: { decisionServiceApi: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME } },
+				},
+			],
+			connections: {
+				Start: { main: [[{ node: 'Tickets', type: 'main', index: 0 }]] },
+				Tickets: { main: [[{ node: 'One item each', type: 'main', index: 0 }]] },
+				'One item each': { main: [[{ node: NEW_NODE, type: 'main', index: 0 }]] },
+			},
+		}),
+	});
+	if (!response.ok) throw new Error(`creating the workflow answered ${response.status}`);
+	return ((await response.json()) as { data: { id: string } }).data.id;
+}
+
+const NEW_NODE = 'Decide';
+
 describe('the first day: a run, Single Output and back, in the editor', () => {
+	step(
+		'a new node: pick a decision, Execute step: the parameters after the run are those it ran with',
+		async () => {
+			const id = await createNewWorkflow();
+			await page.goto(`${rig!.n8n.url}/workflow/${id}`);
+			await ui.openNode(NEW_NODE);
+			const locator = ui.ndv().getByTestId('resource-locator-decision');
+			await locator.getByTestId('rlc-input-container').click();
+			const items = page.getByTestId('rlc-item');
+			await items.filter({ hasText: 'Ticket routing (route)' }).click();
+			await eventually(
+				() => ui.outputRows(),
+				(rows) => expect(rows).toEqual([...TICKET_ROUTING_OUTPUTS]),
+			);
+			const started = page.waitForResponse(
+				(response) =>
+					response.request().method() === 'POST' &&
+					/\/rest\/workflows\/[^/]+\/run/.test(response.url()),
+			);
+			await ui.ndv().getByTestId('node-execute-button').click();
+			const { data } = (await (await started).json()) as { data: { executionId: string } };
+			await waitForExecution({ url: rig!.n8n.url, cookie }, data.executionId, FINISHED_STATUSES);
+			const output = ui.ndv().getByTestId('output-panel');
+			await eventually(
+				() => output.innerText(),
+				(text) => expect(text).toContain('Items per output:'),
+			);
+			// Whatever the panels load after the run, nothing may count as a change.
+			await page.waitForTimeout(2000);
+			const stale = await ui.ndv().getByTestId('node-run-info-stale').count();
+			await ui.closeNode();
+			// The parameters the run used equal those the editor holds now (saved).
+			const ran = await rest<{
+				workflowData: { nodes: Array<{ name: string; parameters: unknown }> };
+			}>(`/executions/${data.executionId}`);
+			const saved = page.waitForResponse(
+				(response) =>
+					response.url().includes(`/rest/workflows/${id}`) &&
+					response.request().method() === 'PATCH',
+			);
+			await page.keyboard.press('Control+s');
+			expect((await saved).status()).toBe(200);
+			const now = await rest<{ nodes: Array<{ name: string; parameters: unknown }> }>(
+				`/workflows/${id}`,
+			);
+			const paramsOf = (nodes: Array<{ name: string; parameters: unknown }>) =>
+				(nodes.find((node) => node.name === NEW_NODE)?.parameters ?? {}) as Record<string, unknown>;
+			// The run carries every parameter, defaults included; the saved node only those set.
+			const held = paramsOf(now.nodes);
+			const used = paramsOf(ran.workflowData.nodes);
+			expect(held).toEqual(Object.fromEntries(Object.keys(held).map((key) => [key, used[key]])));
+			expect(stale).toBe(0);
+		},
+	);
+
 	step('a first run: the printed counts match the canvas, and nothing says "changed"', async () => {
 		await page.goto(`${rig!.n8n.url}/workflow/${EXAMPLE.id}`);
 		await ui.canvasNode(EXAMPLE.node).waitFor({ timeout: UI_TIMEOUT });
@@ -172,9 +289,55 @@ describe('the first day: a run, Single Output and back, in the editor', () => {
 		await ui.closeNode();
 	});
 
+	step('the evaluate example after a full run: Evaluate says nothing changed', async () => {
+		await page.goto(`${rig!.n8n.url}/workflow/dsExTicketEval1`);
+		await ui.canvasNode('Evaluate').waitFor({ timeout: UI_TIMEOUT });
+		const finished = page.waitForResponse(
+			(response) => /\/rest\/workflows\/[^/]+\/run/.test(response.url()),
+			{ timeout: UI_TIMEOUT },
+		);
+		await page.getByTestId('execute-workflow-button').click();
+		const runResponse = await finished;
+		const { data: started } = (await runResponse.json()) as { data: { executionId: string } };
+		await ui
+			.canvasNode('Evaluate')
+			.getByTestId('canvas-node-status-success')
+			.waitFor({ timeout: 120_000 });
+		for (const name of ['Route ticket', 'Evaluate']) {
+			await ui.openNode(name);
+			await eventually(
+				() => ui.ndv().getByTestId('output-panel').innerText(),
+				(text) => expect(text).toMatch(/item/),
+			);
+			await page.waitForTimeout(1500);
+			const staleNow = await ui.ndv().getByTestId('node-run-info-stale').count();
+			if (staleNow) {
+				await ui.closeNode();
+				await page.keyboard.press('Control+s');
+				await page.waitForTimeout(1500);
+				const ran = await rest<{
+					workflowData: { nodes: Array<{ name: string; parameters: Record<string, unknown> }> };
+				}>(`/executions/${started.executionId}`);
+				const now = await rest<{
+					nodes: Array<{ name: string; parameters: Record<string, unknown> }>;
+				}>(`/workflows/dsExTicketEval1`);
+				const held = now.nodes.find((node) => node.name === name)!.parameters;
+				const used = ran.workflowData.nodes.find((node) => node.name === name)!.parameters;
+				expect(held).toEqual(Object.fromEntries(Object.keys(held).map((key) => [key, used[key]])));
+			}
+			expect({ name, stale: staleNow }).toEqual({
+				name,
+				stale: 0,
+			});
+			await ui.closeNode();
+		}
+	});
+
 	step(
 		'Single Output: every wire stays on its empty ✕ output, and a run puts no item on a team',
 		async () => {
+			await page.goto(`${rig!.n8n.url}/workflow/${EXAMPLE.id}`);
+			await ui.canvasNode(EXAMPLE.node).waitFor({ timeout: UI_TIMEOUT });
 			await ui.openNode(EXAMPLE.node);
 			await ui.chooseOption('outputMode', 'Single Output');
 			await eventually(

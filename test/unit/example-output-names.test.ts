@@ -33,7 +33,10 @@ const lists = readdirSync(EXAMPLES)
 		return workflow.nodes
 			.filter(
 				(node) =>
-					node.type.endsWith('.decisionService') && OUTPUTS_LIST_PARAMETER in node.parameters,
+					node.type.endsWith('.decisionService') &&
+					OUTPUTS_LIST_PARAMETER in node.parameters &&
+					// Single Output keeps an empty list: a node that never routed has no boxes.
+					node.parameters.outputMode !== 'singleOutput',
 			)
 			.map(
 				(node) =>
@@ -78,5 +81,50 @@ describe.each(lists)('%s', (_name, routes) => {
 
 	it('the names are saved as a new node saves them', () => {
 		expect(routes.value).toEqual(newNodeValue(routes.schema));
+	});
+});
+
+/**
+ * A form n8n's editor shows writes its whole state the first time the node is opened (n8n 2.41.1
+ * ResourceMapper.vue: `value`, `matchingColumns`, `schema` and the two conversion flags): an
+ * example saved without them counts as "changed" after its first run ("Node parameters have
+ * changed", test/ui/first-day.test.ts). Every form an example's node shows is saved whole.
+ */
+describe('the forms an example node shows are saved whole', () => {
+	const WHOLE = [
+		'attemptToConvertTypes',
+		'convertFieldsToString',
+		'mappingMode',
+		'matchingColumns',
+		'schema',
+		'value',
+	];
+	const forms = readdirSync(EXAMPLES)
+		.filter((file) => file.endsWith('.json'))
+		.sort()
+		.flatMap((file) => {
+			const workflow = JSON.parse(readFileSync(join(EXAMPLES, file), 'utf8')) as {
+				nodes: ExampleNode[];
+			};
+			return workflow.nodes
+				.filter((node) => node.type.endsWith('.decisionService'))
+				.flatMap((node) => {
+					const parameters = node.parameters;
+					const operation = parameters.operation ?? 'decide';
+					const shown: string[] = [];
+					// Context Fields: Map Fields is the default input of Decide, Review and Evaluate.
+					if (['decide', 'review', 'evaluate'].includes(String(operation)))
+						if ((parameters.inputMode ?? 'mapFields') === 'mapFields') shown.push('inputFields');
+					// The Outputs list: Decide under both Output options, and Review.
+					if (['decide', 'review'].includes(String(operation))) shown.push(OUTPUTS_LIST_PARAMETER);
+					return shown.map(
+						(parameter) =>
+							[`${file} › ${node.name} › ${parameter}`, parameters[parameter]] as const,
+					);
+				});
+		});
+
+	test.each(forms)('%s', (_name, form) => {
+		expect(Object.keys((form ?? {}) as object).sort()).toEqual(WHOLE);
 	});
 });

@@ -48,6 +48,10 @@ export async function getContextFields(this: ILoadOptionsFunctions): Promise<Res
 				defaultMatch: false,
 				canBeUsedToMatch: false,
 				display: true,
+				// Said from the start: n8n's editor adds `removed: false` to a field it loads again once
+				// the form has values (after a run, say), and that change alone told the user the node's
+				// parameters had changed since the run.
+				removed: false,
 				type: FIELD_TYPES[field.type],
 			}),
 		),
