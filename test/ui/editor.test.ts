@@ -431,7 +431,7 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 				() => ui.ndv().getByTestId('empty-fields-notice').innerText(),
 				(text) =>
 					expect(text).toBe(
-						'Map Automatically sends each item\'s own "subject", "body", "customer_email" and "plan", by these names. "subject" and "body" are required. Fields named otherwise: map them under Map Each Column Manually.',
+						'Map Automatically sends each item\'s own "subject", "body", "customer_email" and "plan", by these names. "subject" and "body" are required.',
 					),
 			);
 			await ui.ndv().getByTestId('empty-fields-notice').scrollIntoViewIfNeeded();

@@ -128,7 +128,12 @@ export const decisionAndInput: INodeProperties[] = [
 	},
 ];
 
-/** What Map Automatically reads, by name: the decision's fields, the required ones said. */
+/**
+ * What Map Automatically reads, by name: the decision's fields, the required ones said. Names
+ * only, no advice: n8n shows its own notice under Map Automatically, always (its resource mapper's
+ * `autoMappingNotice` in "add" mode, n8n-editor-ui 2.41.1), and two pieces of advice one above the
+ * other read as two different rules.
+ */
 export function autoMapNotice(fields: readonly ContextField[]): string {
 	if (!fields.length) {
 		return 'This decision declares no context fields: choose Input: Text or JSON.';
@@ -142,5 +147,5 @@ export function autoMapNotice(fields: readonly ContextField[]): string {
 	const needs = required.length
 		? ` ${quoted(required)} ${required.length === 1 ? 'is' : 'are'} required.`
 		: '';
-	return `Map Automatically sends each item's own ${quoted(all)}, by these names.${needs} Fields named otherwise: map them under Map Each Column Manually.`;
+	return `Map Automatically sends each item's own ${quoted(all)}, by these names.${needs}`;
 }
