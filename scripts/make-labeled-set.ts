@@ -12,6 +12,12 @@
  * About one ticket in eight is vague on purpose (few telling words): the engine is unsure of
  * those, which is what the coverage-against-accuracy table is for.
  *
+ * It also writes examples/ticket-routing-labeled-reviews.csv: the same tickets in the columns of the
+ * Data Table `decision_reviews` (src/evaluate/labeled-row.ts) a quality watch reads, so
+ * examples/quality-load-labeled.json loads it into the table in one run (issue 37): `review_id`
+ * (`labeled-set/<id>`, the key its Upsert matches on), `status` (`labeled`), `decision`
+ * (`ticket-routing`), `input` (the fields as JSON text) and `answer`.
+ *
  *   npx tsx scripts/make-labeled-set.ts [seed]
  */
 import { writeFileSync } from 'node:fs';
@@ -269,11 +275,42 @@ export function toCsv(tickets: readonly LabeledTicket[]): string {
 	return `${lines.join('\n')}\n`;
 }
 
+/** The columns of the reviews table the labeled set fills, in LABELED_ROW_COLUMNS' order. */
+export const REVIEW_ROW_COLUMNS = ['review_id', 'status', 'answer', 'decision', 'input'] as const;
+/** The demo decision the tickets are labeled for. */
+export const LABELED_DECISION = 'ticket-routing';
+
+/** A ticket as a row of the reviews table: what a person would type there, without typing. */
+export function reviewRowOf(
+	ticket: LabeledTicket,
+): Record<(typeof REVIEW_ROW_COLUMNS)[number], string> {
+	return {
+		review_id: `labeled-set/${ticket.id}`,
+		status: 'labeled',
+		answer: ticket.expected,
+		decision: LABELED_DECISION,
+		input: JSON.stringify({ subject: ticket.subject, body: ticket.body }),
+	};
+}
+
+/** The labeled set in the reviews table's columns (examples/ticket-routing-labeled-reviews.csv). */
+export function toReviewsCsv(tickets: readonly LabeledTicket[]): string {
+	const lines = [REVIEW_ROW_COLUMNS.join(',')];
+	for (const ticket of tickets) {
+		const row = reviewRowOf(ticket);
+		lines.push(REVIEW_ROW_COLUMNS.map((column) => csvField(row[column])).join(','));
+	}
+	return `${lines.join('\n')}\n`;
+}
+
 if (require.main === module) {
 	const seed = Number(process.argv[2] ?? DEFAULT_SEED);
 	const tickets = makeLabeledSet(seed);
 	const file = join(__dirname, '..', 'examples', 'ticket-routing-labeled.csv');
 	writeFileSync(file, toCsv(tickets));
+	const reviews = join(__dirname, '..', 'examples', 'ticket-routing-labeled-reviews.csv');
+	writeFileSync(reviews, toReviewsCsv(tickets));
+	console.log(`Wrote the same tickets in the reviews table's columns to ${reviews}.`);
 	const wrong = tickets.filter((t) => t.expected !== t.truth);
 	console.log(`Wrote ${tickets.length} tickets to ${file} (seed ${seed}).`);
 	console.log(

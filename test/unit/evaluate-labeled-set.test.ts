@@ -5,7 +5,15 @@ import { UNCERTAIN_CHOICE } from '../../src/contract';
 import { evaluate, type ScoredItem } from '../../src/evaluate';
 import { flattenText, modelOf, runEngine } from '../../sandbox/engine';
 import { SEED_DECISIONS } from '../../sandbox/seed';
-import { isMislabeled, makeLabeledSet, SIZE, TEAMS, toCsv } from '../../scripts/make-labeled-set';
+import {
+	isMislabeled,
+	makeLabeledSet,
+	SIZE,
+	TEAMS,
+	toCsv,
+	toReviewsCsv,
+} from '../../scripts/make-labeled-set';
+import { LABELED_ROW_COLUMNS } from '../../src/evaluate';
 import type { ItemAnswer } from '../../src/answer';
 import type { Prepared } from '../../nodes/DecisionService/pipeline/prepare';
 import {
@@ -82,6 +90,28 @@ describe('the labeled ticket set', () => {
 		// the .md lists the same rows
 		const md = readFileSync(CSV.replace(/\.csv$/, '.md'), 'utf8');
 		for (const id of mislabeled) expect(md).toMatch(new RegExp(`\\|\\s*${id}\\s*\\|`));
+	});
+
+	it("ships in the reviews table's columns too: the same tickets, one row each, a key per row", () => {
+		const reviewsText = readFileSync(CSV.replace(/\.csv$/, '-reviews.csv'), 'utf8');
+		expect(reviewsText).toBe(toReviewsCsv(makeLabeledSet()));
+		const [columns, ...reviewRows] = parseCsv(reviewsText);
+		expect(columns).toEqual(['review_id', 'status', 'answer', 'decision', 'input']);
+		// Every column is one of the table's, with its type text.
+		for (const column of columns)
+			expect(LABELED_ROW_COLUMNS.find((each) => each.name === column)?.type).toBe('string');
+		expect(reviewRows).toHaveLength(SIZE);
+		expect(new Set(reviewRows.map((row) => row[0])).size).toBe(SIZE);
+		reviewRows.forEach(([reviewId, status, answer, decision, input], index) => {
+			const [id, subject, body, expected] = rows[index];
+			expect({ reviewId, status, answer, decision }).toEqual({
+				reviewId: `labeled-set/${id}`,
+				status: 'labeled',
+				answer: expected,
+				decision: 'ticket-routing',
+			});
+			expect(JSON.parse(input)).toEqual({ subject, body });
+		});
 	});
 
 	it('is routed mostly right by the sandbox engine; evaluate() measures it', () => {
