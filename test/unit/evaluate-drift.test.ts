@@ -6,6 +6,9 @@
 import type { INodeParameters } from 'n8n-workflow';
 import {
 	comparisonSentence,
+	pValueWords,
+	recentEvidence,
+	versionEvidence,
 	costSentence,
 	driftSection,
 	renderReport,
@@ -415,5 +418,111 @@ describe("Evaluate's outputs, as n8n computes them", () => {
 		expect(
 			outputNames(evaluateNode({ previousFigures: "={{ $('Previous figures').first().json }}" })),
 		).toEqual(['Report', 'Scored Items', 'Drift']);
+	});
+});
+
+describe('the watch alerts on evidence (recent rows, a version change)', () => {
+	const options = { falseAlarmRate: 0.01, threshold: 5 };
+
+	it('alerts on a 10-point drop in 200 recent rows, with its interval and the p-value in words', () => {
+		const evidence = recentEvidence(
+			{ successes: 160, n: 200 },
+			{ successes: 3600, n: 4000 },
+			options,
+		);
+		expect(evidence.alert).toBe(true);
+		expect(evidence.points).toBe(-10);
+		expect(evidence.low!).toBeLessThan(-10);
+		expect(evidence.high!).toBeGreaterThan(-10);
+		expect(evidence.high!).toBeLessThan(0);
+		expect(evidence.p_value!).toBeLessThan(0.001);
+		expect(evidence.words).toContain('95 % interval −16.1 to −4.9');
+		expect(evidence.words).toContain('fewer than 1 in 10,000 quiet runs');
+		expect(evidence.words).toContain('Alert:');
+	});
+
+	it('does not alert on raw points alone: 6 points down in 34 rows is chance', () => {
+		// 28 of 34 (82.4 %) against 88.4 %: beyond the 5-point threshold, not beyond chance.
+		const evidence = recentEvidence(
+			{ successes: 28, n: 34 },
+			{ successes: 3536, n: 4000 },
+			options,
+		);
+		expect(evidence.points!).toBeLessThan(-5);
+		expect(evidence.p_value!).toBeGreaterThan(0.01);
+		expect(evidence.alert).toBe(false);
+		expect(evidence.too_few).toBe(true);
+		expect(evidence.words).toMatch(/Too few rows to tell \(34 recent; about \d+ needed\)\./);
+	});
+
+	it('needs the threshold too: a significant 2-point drop on many rows is no alert', () => {
+		const evidence = recentEvidence(
+			{ successes: 8800, n: 10000 },
+			{ successes: 45000, n: 50000 },
+			options,
+		);
+		expect(evidence.p_value!).toBeLessThan(0.01);
+		expect(evidence.alert).toBe(false);
+		expect(evidence.words).toContain('under the 5-point threshold');
+	});
+
+	it('is one-sided: a rise never alerts', () => {
+		const evidence = recentEvidence(
+			{ successes: 200, n: 200 },
+			{ successes: 3000, n: 4000 },
+			options,
+		);
+		expect(evidence.p_value!).toBeGreaterThan(0.99);
+		expect(evidence.alert).toBe(false);
+	});
+
+	it('a version change: the same rows paired, McNemar', () => {
+		const worse = versionEvidence({ n: 200, onlyOld: 30, onlyLive: 8, both: 150 }, options);
+		expect(worse.alert).toBe(true);
+		expect(worse.before.value).toBe(0.9);
+		expect(worse.after.value).toBe(0.79);
+		expect(worse.words).toContain('Same 200 rows on the live version');
+		// Paired: few discordant rows tell a lot; the same rates on different rows would not.
+		const same = versionEvidence({ n: 200, onlyOld: 3, onlyLive: 4, both: 180 }, options);
+		expect(same.alert).toBe(false);
+		expect(same.too_few).toBe(false);
+		expect(same.low!).toBeGreaterThan(-5);
+	});
+
+	it('refuses a false-alarm rate outside (0, 50 %)', () => {
+		expect(() =>
+			recentEvidence(
+				{ successes: 1, n: 2 },
+				{ successes: 1, n: 2 },
+				{ falseAlarmRate: 0, threshold: 5 },
+			),
+		).toThrow(RangeError);
+	});
+
+	it('driftOf alerts on the evidence, not the raw points of the whole table', () => {
+		const previous = rowOf([item('billing', 'ok', 'billing'), item('sales', 'ok', 'sales')], 1);
+		const current = rowOf([item('billing', 'ok', 'billing'), item('sales', 'ok', 'billing')], 1);
+		const quiet = recentEvidence({ successes: 28, n: 34 }, { successes: 3536, n: 4000 }, options);
+		const drift = driftOf(readFiguresRow(previous), current, 5, 'Ticket routing', {
+			evidence: [quiet],
+		});
+		expect(drift.accuracy_drop).toBe(50);
+		expect(drift.dropped).toBe(false);
+		expect(drift.evidence).toHaveLength(1);
+		expect(drift.message).toContain('Too few rows to tell');
+		expect(drift.message).not.toContain('Alert:');
+		const loud = recentEvidence({ successes: 160, n: 200 }, { successes: 3600, n: 4000 }, options);
+		expect(driftOf(readFiguresRow(previous), previous, 5, 'x', { evidence: [loud] }).dropped).toBe(
+			true,
+		);
+	});
+});
+
+describe('pValueWords', () => {
+	it('says how often chance alone shows it', () => {
+		expect(pValueWords(0.004)).toBe(
+			'chance alone shows a drop this large in about 1 in 250 quiet runs (p = 0.0040)',
+		);
+		expect(pValueWords(0.5)).toContain('often');
 	});
 });
