@@ -357,7 +357,7 @@ describe('the first day: a run, Single Output and back, in the editor', () => {
 			);
 			await save();
 			expect((await savedWires()).slice(0, TEAMS.length)).toEqual(TEAMS);
-			await ui.frameNodes([EXAMPLE.node]);
+			await ui.frameNodes([EXAMPLE.node, 'Billing team', 'Invalid tickets']);
 			await ui.screenshot('03-single-output-kept');
 			await runWorkflow();
 			await eventually(
