@@ -355,8 +355,19 @@ describe("Decide's outputs are unchanged by Review's branch", () => {
 		const schema = [key('billing'), ...fixed()];
 		expect(outputsInN8n(nodeParameters('evaluate', schema))).toEqual(['Report', 'Scored Items']);
 		expect(outputsInN8n(nodeParameters('get', schema))).toEqual(['main']);
+		// Single Output keeps a saved list's outputs in place, empty, before its own (layout.ts).
 		expect(
-			outputsInN8n({ ...nodeParameters('decide', schema), outputMode: 'oneOutput' } as never),
+			outputsInN8n({ ...nodeParameters('decide', schema), outputMode: 'singleOutput' } as never),
+		).toEqual([
+			'✕ billing',
+			'✕ Uncertain',
+			'✕ Pending Review',
+			'✕ Other',
+			'✕ old Error',
+			'All Items',
+		]);
+		expect(
+			outputsInN8n({ ...nodeParameters('decide', []), outputMode: 'singleOutput' } as never),
 		).toEqual(['main']);
 	});
 });
