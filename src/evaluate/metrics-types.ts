@@ -12,6 +12,11 @@ export interface ScoredItem {
 	run: ItemAnswer;
 	/** Units this item cost: 1 for a fresh decide, 0 for an item scored from a run it already carried. */
 	charged: number;
+	/**
+	 * The status of the run a person reviewed, when the item says (a stored review row's
+	 * `machine_status`): rows reviewed only from uncertain or pending runs are the hard cases.
+	 */
+	reviewedFrom?: unknown;
 }
 
 export interface EvaluateOptions {
@@ -218,6 +223,14 @@ export interface CommonMetrics {
 		notYet: { confidence: NotYetSupported | null; gap: NotYetSupported | null };
 	};
 	doubtful: DoubtfulMetrics;
+	/** The decision's confidence threshold as given (EvaluateOptions), or null. */
+	confidenceThreshold: number | null;
+	/**
+	 * Items that say which run a person reviewed (`reviewedFrom`), and of those, the ones reviewed
+	 * from a doubtful run (uncertain or pending). `doubtfulOnly`: every item says so and every one
+	 * was doubtful: the accuracy is that of the hard cases, not of all traffic.
+	 */
+	reviewedFrom: { told: number; doubtful: number; doubtfulOnly: boolean };
 	items: ItemOutcome[];
 }
 

@@ -140,6 +140,21 @@ function sameKeys(a: string | string[], b: string | string[]): boolean {
  * Evaluates labeled items: items whose expected answer the decision does not know are left out
  * and listed in `problems`; the others are measured. Pure: the same input gives the same figures.
  */
+/** Which runs the scored items' people reviewed: see CommonMetrics.reviewedFrom. */
+function reviewedFromOf(scored: readonly ScoredItem[]): CommonMetrics['reviewedFrom'] {
+	const told = scored.filter(
+		(item) => typeof item.reviewedFrom === 'string' && item.reviewedFrom.trim() !== '',
+	);
+	const doubtful = told.filter((item) =>
+		['uncertain', 'pending'].includes(String(item.reviewedFrom).trim().toLowerCase()),
+	).length;
+	return {
+		told: told.length,
+		doubtful,
+		doubtfulOnly: told.length > 0 && told.length === scored.length && doubtful === told.length,
+	};
+}
+
 export function evaluate(
 	decision: EvaluationDecision,
 	items: readonly ScoredItem[],
@@ -215,6 +230,8 @@ export function evaluate(
 			options.thresholds ?? DEFAULT_THRESHOLDS,
 			options.confidenceThreshold,
 		),
+		confidenceThreshold: options.confidenceThreshold ?? null,
+		reviewedFrom: reviewedFromOf(judged.map(({ outcome }) => items[outcome.index])),
 		items: outcomes,
 	};
 

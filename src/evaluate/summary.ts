@@ -36,6 +36,41 @@ export interface Summary {
 	 * its items and about how many it needs ("not enough items yet (12; about 35 needed)").
 	 */
 	notYet: { confidence: NotYetSupported | null; closeCallGap: NotYetSupported | null };
+	/** What to do next: one piece of advice per setting, in words and for machines. */
+	advice: Advice[];
+}
+
+/**
+ * A recommendation a user can follow: the setting, where it is set, its value today, what to do
+ * and what that change would have done on these items.
+ */
+export interface Advice {
+	/** `confidence_threshold`: the decision's, as the API names it; `close_call_gap`: Decide's option. */
+	setting: 'confidence_threshold' | 'close_call_gap';
+	/** Where it is set, for people. */
+	where: string;
+	/** Its value today; null when Evaluate cannot know it (Decide's option is in your workflow). */
+	current: number | null;
+	/** keep it; raise or lower it (the threshold); set it (the Close Call Gap). */
+	action: 'keep' | 'raise' | 'lower' | 'set';
+	/** The value to set (today's when kept; null when today's is not known and nothing changes). */
+	value: number | null;
+	/** The change weighed on these items (the one advised, or the nearest one tried and refused). */
+	change: {
+		value: number;
+		/** Answered items the change sends to review (raise, set) or doubtful ones it routes (lower). */
+		moved: number;
+		/** Of those: the wrong answers caught (raise, set), or the right guesses routed (lower). */
+		movedCounted: number;
+		/** Accuracy of the answers with the change, and its 95 % interval. */
+		accuracy: number | null;
+		accuracyInterval: RateInterval | null;
+		/** Whether that accuracy reaches the target, and surely (the interval's low end does). */
+		reachesTarget: boolean;
+		surely: boolean;
+	} | null;
+	/** The advice in words. */
+	words: string;
 }
 
 const percent = (value: number | null): string =>
@@ -113,25 +148,170 @@ export function notYetCounts(notYet: NotYetSupported): string {
 export const notYetWords = (notYet: NotYetSupported): string =>
 	`${NOT_YET} (${notYetCounts(notYet)})`;
 
-function settingSentence(
-	name: string,
-	effect: SettingEffect | null,
-	notYet: NotYetSupported | null,
+const THRESHOLD_WHERE =
+	'the decision in the Decision Service app: its confidence threshold (`confidence_threshold` in the API)';
+const GAP_WHERE = 'Decide → Options → Close Call Gap';
+const fixed = (value: number) => value.toFixed(2);
+
+/** What a threshold or gap change did to accuracy, for Advice.change. */
+function changeOf(
+	value: number,
+	moved: number,
+	movedCounted: number,
+	right: number,
+	kept: number,
+	target: number,
+): NonNullable<Advice['change']> {
+	const accuracyInterval = rateInterval(right, kept);
+	const accuracy = kept ? right / kept : null;
+	return {
+		value,
+		moved,
+		movedCounted,
+		accuracy,
+		accuracyInterval,
+		reachesTarget: accuracy !== null && accuracy >= target,
+		surely: supports(accuracyInterval, target),
+	};
+}
+
+/**
+ * The decision's confidence threshold: raise it to the minimum confidence the data supports, or
+ * lower it where the doubtful items' guesses would have kept the target, or keep it.
+ */
+function thresholdAdvice(
+	metrics: Metrics,
+	confidence: { effect: SettingEffect | null; notYet: NotYetSupported | null },
 	target: string,
-): string {
-	const Name = `${name[0].toUpperCase()}${name.slice(1)}`;
-	if (notYet) {
-		const where =
-			notYet.threshold === 0
-				? 'the answers are'
-				: `at ${notYet.threshold.toFixed(2)} the answers left are`;
-		return `${Name}: ${notYetWords(notYet)}: ${where} ${rateWords(notYet.accuracy, notYet.accuracyInterval)} right, not surely ${target}.`;
+): Advice {
+	const current = metrics.confidenceThreshold;
+	const today = current === null ? 'its value today is not known here' : `${fixed(current)} today`;
+	const head = `The decision's confidence threshold (set in the Decision Service app, \`confidence_threshold\` in the API; ${today})`;
+	const keep = (change: Advice['change'], why: string): Advice => ({
+		setting: 'confidence_threshold',
+		where: THRESHOLD_WHERE,
+		current,
+		action: 'keep',
+		value: current,
+		change,
+		words: `${head}: keep ${current === null ? 'it' : fixed(current)}: ${why}`,
+	});
+	const answered = metrics.items.filter((outcome) => outcome.answered);
+	const right = answered.filter((outcome) => outcome.correct).length;
+	const effect = confidence.effect;
+	if (effect && effect.sentToReview > 0 && (current === null || effect.value > current)) {
+		const change = changeOf(
+			effect.value,
+			effect.sentToReview,
+			effect.wrongCaught,
+			right - (effect.sentToReview - effect.wrongCaught),
+			answered.length - effect.sentToReview,
+			metrics.targetAccuracy,
+		);
+		return {
+			setting: 'confidence_threshold',
+			where: THRESHOLD_WHERE,
+			current,
+			action: 'raise',
+			value: effect.value,
+			change,
+			words: `${head}: ${current === null ? 'set' : 'raise'} it to ${fixed(effect.value)}: it would have sent ${effect.sentToReview} more answered items to review, ${effect.wrongCaught} of them wrong, and left ${rateWords(effect.accuracy, effect.accuracyInterval)} right, surely ${target} or better.`,
+		};
 	}
-	if (!effect) return `No ${name} reaches ${target} accuracy on these items.`;
-	const left = rateWords(effect.accuracy, effect.accuracyInterval);
-	if (effect.value === 0 || effect.sentToReview === 0)
-		return `${Name}: none needed, the answers already reach ${target} accuracy: ${left} right.`;
-	return `A ${name} of ${effect.value.toFixed(2)} would send ${effect.sentToReview} answered items to review, ${effect.wrongCaught} of them wrong, and leave ${left} right.`;
+	if (!effect) {
+		const notYet = confidence.notYet;
+		return keep(
+			null,
+			!notYet
+				? `no threshold reaches ${target} accuracy on these items.`
+				: notYet.threshold > 0 && (current === null || notYet.threshold > current)
+					? `raising it to ${fixed(notYet.threshold)} would leave ${rateWords(notYet.accuracy, notYet.accuracyInterval)} right on these items, ${notYetWords(notYet)} to be sure of ${target}.`
+					: `the answers are ${rateWords(notYet.accuracy, notYet.accuracyInterval)} right, ${notYetWords(notYet)} to be sure of ${target}.`,
+		);
+	}
+	const already = `the answers already reach ${target} accuracy: ${rateWords(effect.accuracy, effect.accuracyInterval)} right.`;
+	// Lowering: the doubtful items at or above the lower threshold would have been answered by
+	// their guesses; the lowest one whose accuracy, all answers together, surely keeps the target.
+	const rows = metrics.doubtful.byThreshold.filter(
+		(row) => row.routed > 0 && (current === null || row.threshold < current),
+	);
+	const tried = rows.map((row) => ({
+		row,
+		change: changeOf(
+			row.threshold,
+			row.routed,
+			row.right,
+			right + row.right,
+			answered.length + row.routed,
+			metrics.targetAccuracy,
+		),
+	}));
+	const lowest = [...tried]
+		.sort((a, b) => a.row.threshold - b.row.threshold)
+		.find((t) => t.change.surely);
+	// Of the thresholds that route the same items, the highest: the smallest change that does it.
+	const advised = lowest
+		? tried
+				.filter((t) => t.row.routed === lowest.row.routed && t.change.surely)
+				.sort((a, b) => b.row.threshold - a.row.threshold)[0]
+		: undefined;
+	const routedWords = (t: (typeof tried)[number]) =>
+		`${t.row.routed} more ${t.row.routed === 1 ? 'item' : 'items'}, ${t.row.right} of them right: accuracy ${rateWords(t.change.accuracy, t.change.accuracyInterval)}`;
+	if (advised)
+		return {
+			setting: 'confidence_threshold',
+			where: THRESHOLD_WHERE,
+			current,
+			action: 'lower',
+			value: advised.row.threshold,
+			change: advised.change,
+			words: `${head}: lower it to ${fixed(advised.row.threshold)}: it would have routed ${routedWords(advised)}, surely ${target} or better.`,
+		};
+	// The smallest step down, to say what it would have cost.
+	const nearest = [...tried].sort((a, b) => b.row.threshold - a.row.threshold)[0];
+	if (!nearest) return keep(null, already);
+	const verdict = nearest.change.reachesTarget
+		? `at your ${target} target on these items, but not surely`
+		: `under your ${target} target`;
+	return keep(
+		nearest.change,
+		`lowering it to ${fixed(nearest.row.threshold)} would have routed ${routedWords(nearest)}, ${verdict}.`,
+	);
+}
+
+/** Decide's Close Call Gap: set it to the lowest gap the data supports, or leave it. */
+function gapAdvice(
+	closeCallGap: { effect: SettingEffect | null; notYet: NotYetSupported | null },
+	metrics: Metrics,
+	target: string,
+): Advice {
+	const head = `Close Call Gap (${GAP_WHERE}; its value today is your Decide node's, 0 = off by default)`;
+	const effect = closeCallGap.effect;
+	const base = { setting: 'close_call_gap' as const, where: GAP_WHERE, current: null };
+	if (effect && effect.value > 0 && effect.sentToReview > 0) {
+		const answered = metrics.items.filter((outcome) => outcome.answered);
+		const right = answered.filter((outcome) => outcome.correct).length;
+		return {
+			...base,
+			action: 'set',
+			value: effect.value,
+			change: changeOf(
+				effect.value,
+				effect.sentToReview,
+				effect.wrongCaught,
+				right - (effect.sentToReview - effect.wrongCaught),
+				answered.length - effect.sentToReview,
+				metrics.targetAccuracy,
+			),
+			words: `${head}: set it to ${fixed(effect.value)}: it would have sent ${effect.sentToReview} answered items to review, ${effect.wrongCaught} of them wrong, and left ${rateWords(effect.accuracy, effect.accuracyInterval)} right, surely ${target} or better.`,
+		};
+	}
+	const why = effect
+		? `none needed, leave it at 0 (off): the answers already reach ${target} accuracy: ${rateWords(effect.accuracy, effect.accuracyInterval)} right.`
+		: closeCallGap.notYet
+			? `leave it as it is: ${closeCallGap.notYet.threshold > 0 ? `at ${fixed(closeCallGap.notYet.threshold)} the answers left are` : 'the answers are'} ${rateWords(closeCallGap.notYet.accuracy, closeCallGap.notYet.accuracyInterval)} right, ${notYetWords(closeCallGap.notYet)} to be sure of ${target}.`
+			: `leave it as it is: no gap reaches ${target} accuracy on these items.`;
+	return { ...base, action: 'keep', value: null, change: null, words: `${head}: ${why}` };
 }
 
 /** The evaluation in people's words; `cost`: what the node charged (costSentence). */
@@ -154,6 +334,10 @@ export function summaryOf(metrics: Metrics, cost: Cost = costOfMetrics(metrics))
 		? `Answered ${metrics.answered} of ${metrics.total} items, ${rateWords(metrics.coverage, metrics.coverageInterval, false)}; ${right} of them right, ${rateWords(metrics.accuracy, metrics.accuracyInterval)}.`
 		: 'No item was evaluated.';
 	const sentences: string[] = [];
+	if (metrics.reviewedFrom.doubtfulOnly)
+		sentences.push(
+			`Every item was reviewed from a doubtful run (machine status uncertain or pending): the accuracy is that of the hard cases, not of all traffic.`,
+		);
 	const doubtful = metrics.doubtful;
 	if (doubtful.count) {
 		const sure = doubtful.guessed ? ` (${intervalWords(doubtful.guessAccuracyInterval)})` : '';
@@ -172,12 +356,11 @@ export function summaryOf(metrics: Metrics, cost: Cost = costOfMetrics(metrics))
 		}
 		sentences.push(sentence);
 	}
-	sentences.push(
-		settingSentence('minimum confidence', confidence.effect, confidence.notYet, target),
-	);
-	sentences.push(
-		settingSentence('Close Call Gap', closeCallGap.effect, closeCallGap.notYet, target),
-	);
+	const advice = [
+		thresholdAdvice(metrics, confidence, target),
+		gapAdvice(closeCallGap, metrics, target),
+	];
+	sentences.push(...advice.map((each) => each.words));
 	sentences.push(costSentence(cost));
 	return {
 		headline,
@@ -185,6 +368,7 @@ export function summaryOf(metrics: Metrics, cost: Cost = costOfMetrics(metrics))
 		confidence: confidence.effect,
 		closeCallGap: closeCallGap.effect,
 		notYet: { confidence: confidence.notYet, closeCallGap: closeCallGap.notYet },
+		advice,
 	};
 }
 

@@ -26,6 +26,12 @@ const item = (
 	charged: 0,
 });
 
+/** The start of the threshold's and the gap's advice: the setting, where it is set, its value today. */
+const THRESHOLD = (today: string) =>
+	`The decision's confidence threshold (set in the Decision Service app, \`confidence_threshold\` in the API; ${today}): `;
+const GAP =
+	"Close Call Gap (Decide → Options → Close Call Gap; its value today is your Decide node's, 0 = off by default): ";
+
 describe('summaryOf', () => {
 	it('says answered and right, the doubtful guesses, and what a lower threshold would route', () => {
 		const { metrics } = evaluate(
@@ -55,7 +61,7 @@ describe('summaryOf', () => {
 		expect(summary.confidence).toBeNull();
 		expect(summary.notYet.confidence).toMatchObject({ threshold: 0.75, items: 1, needed: 35 });
 		expect(summary.sentences[1]).toBe(
-			'Minimum confidence: not enough items yet (1; about 35 needed): at 0.75 the answers left are 100% (21–100%, 1 item) right, not surely 90%.',
+			`${THRESHOLD('0.60 today')}keep 0.60: raising it to 0.75 would leave 100% (21–100%, 1 item) right on these items, not enough items yet (1; about 35 needed) to be sure of 90%.`,
 		);
 		const html = renderReport(metrics);
 		expect(html).toContain(
@@ -75,7 +81,7 @@ describe('summaryOf', () => {
 		expect(summary.confidence?.accuracyInterval?.low).toBeCloseTo(40 / (40 + 1.959964 ** 2), 5);
 		expect(summary.notYet.confidence).toBeNull();
 		expect(summary.sentences).toContain(
-			'A minimum confidence of 0.65 would send 10 answered items to review, 10 of them wrong, and leave 100% (91–100%, 40 items) right.',
+			`${THRESHOLD('its value today is not known here')}set it to 0.65: it would have sent 10 more answered items to review, 10 of them wrong, and left 100% (91–100%, 40 items) right, surely 90% or better.`,
 		);
 		expect(summary.headline).toBe(
 			'Answered 50 of 50 items, 100% (93–100%); 40 of them right, 80% (67–89%, 50 items).',
@@ -97,9 +103,9 @@ describe('summaryOf', () => {
 		const summary = summaryOf(metrics);
 		expect(summary.confidence).toMatchObject({ value: 0, sentToReview: 0 });
 		expect(summary.sentences.join(' ')).toContain(
-			'Minimum confidence: none needed, the answers already reach 90% accuracy: 100% (96–100%, 100 items) right.',
+			`${THRESHOLD('its value today is not known here')}keep it: the answers already reach 90% accuracy: 100% (96–100%, 100 items) right.`,
 		);
-		expect(summary.sentences.join(' ')).toContain('Close Call Gap: none needed');
+		expect(summary.sentences.join(' ')).toContain(`${GAP}none needed, leave it at 0 (off)`);
 		const html = renderReport(metrics);
 		expect(html).toMatch(/data-figure="recommended"><span class="value">none needed</);
 		expect(html).toMatch(/data-figure="close-call-gap"><span class="value">none needed</);
@@ -129,7 +135,7 @@ describe('summaryOf', () => {
 		expect(summary.closeCallGap).toBeNull();
 		expect(summary.notYet.closeCallGap).toMatchObject({ threshold: 0.05, items: 2, needed: 35 });
 		expect(summary.sentences).toContain(
-			'Close Call Gap: not enough items yet (2; about 35 needed): at 0.05 the answers left are 100% (34–100%, 2 items) right, not surely 90%.',
+			`${GAP}leave it as it is: at 0.05 the answers left are 100% (34–100%, 2 items) right, not enough items yet (2; about 35 needed) to be sure of 90%.`,
 		);
 		const html = renderReport(metrics);
 		expect(html).toMatch(/data-figure="close-call-gap"><span class="value">not enough items yet</);
@@ -144,8 +150,111 @@ describe('summaryOf', () => {
 		const summary = summaryOf(metrics);
 		expect(summary.notYet.confidence).toMatchObject({ threshold: 0, items: 10, needed: null });
 		expect(summary.sentences).toContain(
-			'Minimum confidence: not enough items yet (10; at exactly the target no number of items is enough): the answers are 90% (60–98%, 10 items) right, not surely 90%.',
+			`${THRESHOLD('its value today is not known here')}keep it: the answers are 90% (60–98%, 10 items) right, not enough items yet (10; at exactly the target no number of items is enough) to be sure of 90%.`,
 		);
+	});
+});
+
+describe('advice a user can follow', () => {
+	// The issue's case: 300 answers 95 % right (surely 90 %) at threshold 0.60; 30 doubtful at
+	// 0.55 whose guesses were right on 10. Lowering to 0.55 routes them: 295 of 330 = 89.4 %.
+	const answers = [
+		...Array.from({ length: 285 }, () => item('billing', 'ok', 'billing', 0.9)),
+		...Array.from({ length: 15 }, () => item('sales', 'ok', 'billing', 0.9)),
+	];
+	const doubtfulItems = (rightGuesses: number) =>
+		Array.from({ length: 30 }, (_, at) =>
+			item(at < rightGuesses ? 'billing' : 'sales', 'uncertain', '__uncertain__', 0.55),
+		);
+
+	it('names the threshold, where it is set, its value today, and keeps it when lowering would miss the target', () => {
+		const { metrics } = evaluate(decision, [...answers, ...doubtfulItems(10)], {
+			targetAccuracy: 0.9,
+			confidenceThreshold: 0.6,
+		});
+		const summary = summaryOf(metrics);
+		const [threshold, gap] = summary.advice;
+		expect(threshold).toMatchObject({
+			setting: 'confidence_threshold',
+			current: 0.6,
+			action: 'keep',
+			value: 0.6,
+			change: { value: 0.55, moved: 30, movedCounted: 10, reachesTarget: false, surely: false },
+		});
+		expect(threshold.change?.accuracy).toBeCloseTo(295 / 330, 10);
+		expect(threshold.words).toBe(
+			`${THRESHOLD('0.60 today')}keep 0.60: lowering it to 0.55 would have routed 30 more items, 10 of them right: accuracy 89.4% (86–92%, 330 items), under your 90% target.`,
+		);
+		expect(gap).toMatchObject({
+			setting: 'close_call_gap',
+			where: 'Decide → Options → Close Call Gap',
+		});
+		expect(summary.sentences).toContain(threshold.words);
+		// For machines: snake_case, as the report's JSON carries it.
+		expect(forMachines(summary.advice)).toMatchObject([
+			{
+				setting: 'confidence_threshold',
+				current: 0.6,
+				action: 'keep',
+				change: { moved: 30, moved_counted: 10 },
+			},
+			{ setting: 'close_call_gap', current: null },
+		]);
+	});
+
+	it('advises lowering the threshold when the doubtful guesses surely keep the target', () => {
+		const many = [
+			...Array.from({ length: 300 }, () => item('billing', 'ok', 'billing', 0.9)),
+			...Array.from({ length: 60 }, () => item('billing', 'uncertain', '__uncertain__', 0.55)),
+		];
+		const { metrics } = evaluate(decision, many, { targetAccuracy: 0.9, confidenceThreshold: 0.6 });
+		const [threshold] = summaryOf(metrics).advice;
+		expect(threshold).toMatchObject({ action: 'lower', current: 0.6, value: 0.55 });
+		expect(threshold.words).toBe(
+			`${THRESHOLD('0.60 today')}lower it to 0.55: it would have routed 60 more items, 60 of them right: accuracy 100% (98.9–100.0%, 360 items), surely 90% or better.`,
+		);
+	});
+
+	it('advises raising the threshold from its value today to the minimum confidence the data supports', () => {
+		const { metrics } = evaluate(
+			decision,
+			[
+				...Array.from({ length: 40 }, () => item('billing', 'ok', 'billing', 0.9)),
+				...Array.from({ length: 10 }, () => item('sales', 'ok', 'billing', 0.6)),
+			],
+			{ confidenceThreshold: 0.6 },
+		);
+		const [threshold] = summaryOf(metrics).advice;
+		expect(threshold).toMatchObject({ action: 'raise', current: 0.6, value: 0.65 });
+		expect(threshold.words).toMatch(
+			/; 0\.60 today\): raise it to 0\.65: it would have sent 10 more/,
+		);
+	});
+
+	it('warns when every row was reviewed from a doubtful run: the hard cases, not all traffic', () => {
+		const reviewed = (from: string) => ({
+			...item('billing', 'ok', 'billing', 0.9),
+			reviewedFrom: from,
+		});
+		const hard = evaluate(decision, [reviewed('uncertain'), reviewed('pending')]).metrics;
+		expect(hard.reviewedFrom).toEqual({ told: 2, doubtful: 2, doubtfulOnly: true });
+		expect(summaryOf(hard).sentences[0]).toBe(
+			'Every item was reviewed from a doubtful run (machine status uncertain or pending): the accuracy is that of the hard cases, not of all traffic.',
+		);
+		expect(forMachines<Record<string, unknown>>(hard).reviewed_from).toEqual({
+			told: 2,
+			doubtful: 2,
+			doubtful_only: true,
+		});
+		// One row from an answered run, or one row that does not say: not only the hard cases.
+		for (const mixed of [
+			[reviewed('uncertain'), reviewed('ok')],
+			[reviewed('uncertain'), item('billing', 'ok', 'billing', 0.9)],
+		]) {
+			const { metrics } = evaluate(decision, mixed);
+			expect(metrics.reviewedFrom.doubtfulOnly).toBe(false);
+			expect(summaryOf(metrics).sentences.join(' ')).not.toContain('hard cases');
+		}
 	});
 });
 
