@@ -82,7 +82,7 @@ td.diag{outline:2px solid #1d2433;outline-offset:-2px}
 .swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin:0 4px 0 10px;vertical-align:middle}
 .note{font-size:.85rem;color:#5b6478}
 ul.mix{margin:0;padding-left:18px}
-ul.summary{margin:0 0 16px;padding-left:18px}
+ul.summary{margin:0 0 16px;padding-left:18px}ul.summary li.advice{margin-top:4px}
 .alert{margin:0 0 12px;padding:10px 14px;border-radius:8px;background:#fde8e8;color:#8a1c1c;font-weight:600}
 @media (max-width:480px){body{padding:10px;font-size:14px}.figure .value{font-size:1.2rem}}
 `;
@@ -179,8 +179,14 @@ function headline(metrics: Metrics, summary: Summary): string {
 	}
 	if (metrics.otherRate)
 		figures.push(rateFigure('other', 'Other', metrics.otherRate, metrics.otherRateInterval));
+	// The advice (what to do next) stands out from the figures in words.
+	const advice = new Set((summary.advice ?? []).map((each) => each.words));
 	const words = [summary.headline, ...summary.sentences]
-		.map((sentence) => `<li>${escapeHtml(sentence)}</li>`)
+		.map((sentence) =>
+			advice.has(sentence)
+				? `<li class="advice"><strong>What to do:</strong> ${escapeHtml(sentence)}</li>`
+				: `<li>${escapeHtml(sentence)}</li>`,
+		)
 		.join('');
 	return `<ul class="summary">${words}</ul><section class="figures">${figures.join('')}</section>`;
 }

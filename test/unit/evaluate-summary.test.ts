@@ -190,6 +190,10 @@ describe('advice a user can follow', () => {
 			where: 'Decide → Options → Close Call Gap',
 		});
 		expect(summary.sentences).toContain(threshold.words);
+		// The report page shows each piece of advice as what to do.
+		const html = renderReport(metrics, { summary });
+		expect(html.match(/<li class="advice"><strong>What to do:<\/strong> /g)).toHaveLength(2);
+		expect(html).toContain('keep 0.60: lowering it to 0.55 would have routed 30 more items');
 		// For machines: snake_case, as the report's JSON carries it.
 		expect(forMachines(summary.advice)).toMatchObject([
 			{
