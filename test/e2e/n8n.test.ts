@@ -67,12 +67,14 @@ beforeAll(async () => {
 	// The evaluation example (480 decides) has its own test, on a plan whose window takes them all;
 	// the review example waits for a person, so it runs in a started n8n (test/e2e/review.test.ts);
 	// the quality examples read and write n8n Data Tables, a module `n8n execute` does not start
-	// ("the module is disabled"), so they run in a started n8n (test/e2e/quality-watch.test.ts).
+	// ("the module is disabled"), so they run in a started n8n (test/e2e/quality-watch.test.ts;
+	// the labeled CSV's form: test/e2e/quality-load.test.ts).
 	const ownTests = [
 		'dsExTicketEval1',
 		'dsExTicketReview',
 		'dsExQualityWatch',
 		'dsExQualityCompare',
+		'dsExQualityLoad',
 	];
 	for (const workflow of exampleWorkflows().filter((each) => !ownTests.includes(each.id)))
 		runs.set(workflow.id, await executeWorkflow(n8n, workflow.id));
