@@ -486,8 +486,13 @@ export interface RunNotes {
 	 * (a test passed and its drop reaches the threshold), not the raw points of the whole table.
 	 */
 	evidence?: readonly Evidence[];
-	/** Lines said before the cost (what the run decided and why, the doubtful rows). */
+	/** Lines said before the cost (what the run decided and why). */
 	extraLines?: readonly string[];
+	/**
+	 * The doubtful rows (left to a person) in words: said after the figures, and in place of the
+	 * accuracy lines when no row was answered (their guesses are what there is to say).
+	 */
+	doubtful?: readonly string[];
 }
 
 const plural = (count: number, one: string, many = `${one}s`) =>
@@ -561,8 +566,13 @@ export function driftOf(
 		: '';
 	const lines = [
 		`${name}, ${version}, on ${current.total} labeled items${since}${partial}:`,
-		`• ${rateLine('Accuracy', accuracy)}: ${current.right} of ${current.answered} answered right`,
-		`• ${rateLine('Answered', coverage)}`,
+		...(current.answered === 0 && notes.doubtful?.length
+			? []
+			: [
+					`• ${rateLine('Accuracy', accuracy)}: ${current.right} of ${current.answered} answered right`,
+					`• ${rateLine('Answered', coverage)}`,
+				]),
+		...(notes.doubtful ?? []),
 		...perAnswer.map((each) => `• ${answerLine(each)}`),
 		`• ${settingLine('Recommended minimum confidence', minConfidence, Boolean(before))}; ${settingLine('Close Call Gap', closeCallGap, Boolean(before))}`,
 	];
@@ -570,8 +580,10 @@ export function driftOf(
 		lines.push(
 			`Partial run: ${plural(current.not_scored, 'row')} not scored${notes.notScoredBecause ? ` (${notes.notScoredBecause})` : ''}. Not compared with ${previous ? `the figures of ${when(previous)}` : 'earlier figures'}, and never a baseline: the next run compares with the last full one.`,
 		);
-	else if (evidence.length) lines.push(...evidence.map((each) => each.words));
-	else if (!before) lines.push('No earlier figures: this run is the baseline.');
+	else if (evidence.length) {
+		if (!before) lines.push('No earlier figures: this run is the baseline of the figures.');
+		lines.push(...evidence.map((each) => each.words));
+	} else if (!before) lines.push('No earlier figures: this run is the baseline.');
 	else if (dropped)
 		lines.push(
 			`Alert: accuracy dropped ${accuracyDrop!.toFixed(1)} points, beyond the ${threshold}-point threshold.`,

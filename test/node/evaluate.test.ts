@@ -333,35 +333,138 @@ describe('Evaluate', () => {
 		]);
 	});
 
-	it('with previous figures: the report says what changed, and Drift gets it past the threshold only', async () => {
+	it('with previous figures: the report says what changed; raw points alone never alert', async () => {
 		const first = await runEvaluate(rows.slice(0, 10));
 		const baseline = first.outputs[0][0].json.figures as IDataObject;
 		expect(first.outputs).toHaveLength(2);
-		// The same figures as before, but 20 points more accurate: the run now is 20 points down.
+		// The same figures as before, but 20 points more accurate: the run now is 20 points down,
+		// on 10 rows none of them recent (no reviewed_at): nothing to tell a drop from chance.
 		const better = { ...baseline, accuracy: (baseline.accuracy as number) + 0.2 };
 		const drop =
 			Math.round(((better.accuracy as number) - (baseline.accuracy as number)) * 1000) / 10;
-		for (const [threshold, fires] of [
-			[drop - 1, true],
-			[drop, false],
-		] as const) {
-			const result = await runEvaluate(rows.slice(0, 10), {
-				evaluateOptions: { previousFigures: better, dropThreshold: threshold },
-			});
-			expect(result.error).toBeUndefined();
-			const [[report], , drift] = result.outputs;
-			expect(report.json.drift).toMatchObject({
-				accuracy: { before: better.accuracy, after: baseline.accuracy, points: -drop },
-				accuracy_drop: drop,
-				threshold,
-				dropped: fires,
-			});
-			expect(report.json.message).toContain(`(−${drop.toFixed(1)} points`);
-			expect(drift.map((item) => item.json.message)).toEqual(fires ? [report.json.message] : []);
-		}
+		const result = await runEvaluate(rows.slice(0, 10), {
+			evaluateOptions: { previousFigures: better, dropThreshold: drop - 1 },
+		});
+		expect(result.error).toBeUndefined();
+		const [[report], , drift] = result.outputs;
+		expect(report.json.drift).toMatchObject({
+			accuracy: { before: better.accuracy, after: baseline.accuracy, points: -drop },
+			accuracy_drop: drop,
+			dropped: false,
+		});
+		expect(report.json.message).toContain(`(−${drop.toFixed(1)} points`);
+		expect(report.json.message).toMatch(/Too few rows to tell \(0 recent; about \d+ needed\)/);
+		expect(drift).toEqual([]);
 		// No previous figures yet (the Data Table's empty item): the baseline, Drift empty.
 		const empty = await runEvaluate(rows.slice(0, 2), { evaluateOptions: { previousFigures: {} } });
 		expect(empty.outputs[2]).toEqual([]);
 		expect(empty.outputs[0][0].json.message).toContain('this run is the baseline');
+	});
+});
+
+describe('Evaluate as a watch over stored review rows', () => {
+	const DAY = 24 * 60 * 60 * 1000;
+	const liveVersion = async () =>
+		(await sb.client(DEMO_KEYS.pro).getDecision('ticket-routing')).live_version as number;
+	/** A stored review row (src/evaluate/labeled-row.ts): what the machine said on `version`. */
+	const stored = (
+		at: number,
+		version: number,
+		right: boolean,
+		daysAgo: number,
+		status = 'ok',
+	): IDataObject => {
+		const row = rows[at % rows.length];
+		const wrong = row.expected === 'billing' ? 'sales' : 'billing';
+		return {
+			...row,
+			review_id: `exec/run_${at}`,
+			run_id: `run_${at}`,
+			machine_status: status,
+			machine_answer: right ? row.expected : wrong,
+			confidence: status === 'ok' ? 0.9 : 0.5,
+			version,
+			reviewed_at: new Date(Date.now() - daysAgo * DAY).toISOString(),
+		};
+	};
+	const watchOptions = (extra: IDataObject = {}): INodeParameters => ({
+		evaluateOptions: { previousFigures: [], ...extra },
+	});
+
+	it('rows stored on the live version are scored from their answer: nothing decided, nothing charged', async () => {
+		const version = await liveVersion();
+		const before = await used();
+		const items = Array.from({ length: 12 }, (_, at) => stored(at, version, at % 4 !== 0, 20));
+		const result = await runEvaluate(items, watchOptions());
+		expect(result.error).toBeUndefined();
+		expect(await used()).toBe(before);
+		const [[report]] = result.outputs;
+		expect(report.json.figures).toMatchObject({ total: 12, right: 9, units_charged: 0 });
+		expect(report.json.message).toContain('12 stored rows scored from the answer version');
+		expect(report.json.message).toContain('Cost: 0 units here');
+	});
+
+	it('alerts on a drop in the recent rows beyond chance, with its interval and p-value', async () => {
+		const version = await liveVersion();
+		// 300 earlier rows 90 % right, 100 recent rows 60 % right.
+		const earlier = Array.from({ length: 300 }, (_, at) => stored(at, version, at % 10 !== 0, 30));
+		const recent = Array.from({ length: 100 }, (_, at) =>
+			stored(300 + at, version, at % 10 < 6, 2),
+		);
+		const result = await runEvaluate([...earlier, ...recent], watchOptions());
+		const [[report], , drift] = result.outputs;
+		const evidence = (report.json.drift as IDataObject).evidence as IDataObject[];
+		expect(evidence[0]).toMatchObject({ kind: 'recent', points: -30, rows: 100, alert: true });
+		expect(report.json.message).toContain('95 % interval');
+		expect(report.json.message).toContain('quiet runs');
+		expect(drift).toHaveLength(1);
+	});
+
+	it('a few recent rows down by more than the threshold: too few rows to tell, no alert', async () => {
+		const version = await liveVersion();
+		const earlier = Array.from({ length: 200 }, (_, at) => stored(at, version, at % 10 !== 0, 30));
+		// 20 recent rows, 80 % right: 10 points down, within chance.
+		const recent = Array.from({ length: 20 }, (_, at) =>
+			stored(200 + at, version, at % 5 !== 0, 1),
+		);
+		const result = await runEvaluate([...earlier, ...recent], watchOptions());
+		const [[report], , drift] = result.outputs;
+		expect(drift).toEqual([]);
+		expect(report.json.message).toMatch(/Too few rows to tell \(20 recent; about \d+ needed\)/);
+	});
+
+	it('a version change decides only the sample, compares it paired, and states what it charged', async () => {
+		const version = await liveVersion();
+		const items = Array.from({ length: 15 }, (_, at) => stored(at, version + 1, true, 15 - at));
+		const before = await used();
+		const result = await runEvaluate(items, watchOptions({ versionChangeSample: 5 }));
+		expect(result.error).toBeUndefined();
+		const grown = (await used()) - before;
+		expect(grown).toBe(5);
+		const [[report], scored] = result.outputs;
+		expect((report.json.units as IDataObject).charged).toBe(grown);
+		expect(report.json.figures).toMatchObject({ total: 5, units_charged: grown });
+		expect(report.json.message).toContain(`Cost: ${grown} units.`);
+		expect(report.json.message).toContain('the 5 most recent rows decided on version');
+		expect(report.json.message).toContain('10 older rows left out of these figures');
+		// The most recent five (reviewed 1 to 5 days ago: the last five rows) were decided.
+		expect(scored.map((item) => item.json.charged)).toEqual([...Array(10).fill(0), 1, 1, 1, 1, 1]);
+		expect(scored.slice(0, 10).every((item) => item.json.scored === false)).toBe(true);
+		const evidence = (report.json.drift as IDataObject).evidence as IDataObject[];
+		expect(evidence.map((each) => each.kind)).toContain('version');
+		expect(evidence.find((each) => each.kind === 'version')).toMatchObject({ rows: 5 });
+	});
+
+	it('doubtful rows are never sent again; the message says what their guesses were worth', async () => {
+		const version = await liveVersion();
+		const items = Array.from({ length: 4 }, (_, at) => stored(at, version, at !== 0, 3, 'pending'));
+		const before = await used();
+		const result = await runEvaluate(items, watchOptions());
+		expect(await used()).toBe(before);
+		const message = String(result.outputs[0][0].json.message);
+		expect(message).toContain(
+			"Doubtful: 4 of 4 rows were left to a person; the machine's guess right on 3 of 4 (75%)",
+		);
+		expect(message).not.toContain('0 of 0 answered');
 	});
 });

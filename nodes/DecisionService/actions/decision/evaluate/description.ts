@@ -49,7 +49,7 @@ export const description: INodeProperties[] = [
 	},
 	{
 		displayName:
-			'Items that already carry a run from an earlier Decide are scored from it for free; the others are decided, one unit each: a watch over 200 stored rows costs at most 200 units a run (twice that with Compare With Version). Max Decides per Execution caps it.',
+			'Items that carry a run from an earlier Decide, and stored review rows whose version is the live one, are scored from their answer for free; the others are decided, one unit each. When the live version changed, only the most recent rows (Version Change Sample, 200) are decided: at most 200 units for that run, free again once their new answers are stored. Compare With Version doubles it; Max Decides per Execution caps it.',
 		name: 'evaluateNotice',
 		type: 'notice',
 		default: '',
@@ -91,6 +91,15 @@ export const description: INodeProperties[] = [
 					'Accuracy points lost since the previous figures beyond which the report also goes to the Drift output (5: from 90% to under 85%)',
 			},
 			{
+				displayName: 'False-Alarm Rate (%)',
+				name: 'falseAlarmRate',
+				type: 'number',
+				typeOptions: { minValue: 0.01, maxValue: 49, numberPrecision: 2 },
+				default: 1,
+				description:
+					'With previous figures: how often a run may alert when nothing changed. The alert needs a drop beyond chance at this rate (recent rows against the rows before; on a version change, the same rows on both versions) and at least Drop Alert Threshold points.',
+			},
+			{
 				displayName: 'Max Decides per Execution',
 				name: 'maxDecides',
 				type: 'number',
@@ -98,6 +107,15 @@ export const description: INodeProperties[] = [
 				default: 0,
 				description:
 					'Most items sent to the service in one execution (Compare With Version included); items beyond it are not sent, and the report is marked partial: never compared with earlier figures nor a baseline (0 = no limit)',
+			},
+			{
+				displayName: 'Recent Window (Days)',
+				name: 'recentWindowDays',
+				type: 'number',
+				typeOptions: { minValue: 1 },
+				default: 7,
+				description:
+					'With previous figures: rows reviewed within this many days (their reviewed_at) are compared with the rows before them',
 			},
 			{
 				displayName: 'Result Field',
@@ -115,6 +133,15 @@ export const description: INodeProperties[] = [
 				description: "Whether to send each item's expected answer as feedback on its run",
 			},
 			timeoutOption,
+			{
+				displayName: 'Version Change Sample',
+				name: 'versionChangeSample',
+				type: 'number',
+				typeOptions: { minValue: 0 },
+				default: 200,
+				description:
+					'Stored rows answered by another version than the live one: how many of the most recent are decided again (one unit each) and compared with their stored answers; the others are left out of the figures (0 = decide them all)',
+			},
 			validateInputOption,
 		],
 	},
@@ -124,6 +151,9 @@ export interface EvaluateNodeOptions {
 	compareVersion?: number;
 	previousFigures?: unknown;
 	dropThreshold?: number;
+	falseAlarmRate?: number;
+	recentWindowDays?: number;
+	versionChangeSample?: number;
 	maxDecides?: number;
 	resultField?: string;
 	sendFeedback?: boolean;

@@ -20,7 +20,14 @@ import {
 	evaluationDecisionOf,
 	figuresRow,
 	readFiguresRow,
+	recentEvidence,
 	summaryOf,
+	versionEvidence,
+	type Evidence,
+	type EvaluationDecision,
+	type ItemOutcome,
+	type Metrics,
+	type ScoredItem,
 } from '../../../../../src/evaluate';
 import { toNodeError } from '../../../errors';
 import { createDecisionClient } from '../../../transport';
@@ -35,6 +42,9 @@ import {
 	badRowText,
 	carriedAnswer,
 	checkAll,
+	planStored,
+	reviewedAtOf,
+	type StoredPlan,
 	repeatsOf,
 	reviewIdsOf,
 	scoreItems,
@@ -79,6 +89,103 @@ function goingOn(context: IExecuteFunctions): IExecuteFunctions {
 
 const unique = (values: string[]) => [...new Set(values)];
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Right by its answer, or (a doubtful row) by its guess; null: neither to judge. */
+const rightOf = (outcome: ItemOutcome): boolean | null =>
+	outcome.correct ?? outcome.guessRight ?? null;
+
+/**
+ * The tests behind the watch's alert: the rows reviewed within the window against the rows before
+ * (on the live version), and on a version change the sampled rows on both versions (paired).
+ */
+function watchEvidence(
+	items: INodeExecutionData[],
+	metrics: Metrics,
+	plan: StoredPlan,
+	decision: EvaluationDecision,
+	evaluateOptions: Parameters<typeof evaluate>[2],
+	watch: { falseAlarmRate: number; threshold: number; windowDays: number; now: number },
+): { evidence: Evidence[] } {
+	const since = watch.now - watch.windowDays * DAY_MS;
+	const recent = { successes: 0, n: 0 };
+	const earlier = { successes: 0, n: 0 };
+	const live = new Map<number, boolean>();
+	for (const outcome of metrics.items) {
+		const right = rightOf(outcome);
+		if (right === null) continue;
+		live.set(outcome.index, right);
+		const at = reviewedAtOf(items[outcome.index].json);
+		const side = at !== null && at >= since ? recent : earlier;
+		side.n++;
+		if (right) side.successes++;
+	}
+	const options = { falseAlarmRate: watch.falseAlarmRate, threshold: watch.threshold };
+	const evidence: Evidence[] = [];
+	// With no earlier (or no recent) row there is nothing to test: said as too few rows.
+	if (recent.n > 0 || earlier.n > 0) evidence.push(recentEvidence(recent, earlier, options));
+	if (plan.sampled.size) {
+		// The old version's answers scored as the live ones are: the same rules, the same rows.
+		const indexes = [...plan.sampled.keys()].filter((index) => live.has(index));
+		const old: ScoredItem[] = indexes.map((index) => ({
+			expected: metrics.items.find((each) => each.index === index)!.expected,
+			run: plan.sampled.get(index)!,
+			charged: 0,
+		}));
+		const { metrics: oldMetrics } = evaluate(decision, old, evaluateOptions);
+		const pairs = { n: 0, onlyOld: 0, onlyLive: 0, both: 0 };
+		oldMetrics.items.forEach((outcome, at) => {
+			const before = rightOf(outcome);
+			const after = live.get(indexes[at]);
+			if (before === null || after === undefined) return;
+			pairs.n++;
+			if (before && after) pairs.both++;
+			else if (before) pairs.onlyOld++;
+			else if (after) pairs.onlyLive++;
+		});
+		if (pairs.n) evidence.push(versionEvidence(pairs, options));
+	}
+	return { evidence };
+}
+
+/** What the run did with the stored rows, said before the cost. */
+function storedLines(
+	plan: StoredPlan,
+	liveVersion: number | null,
+	scoring: { scoredIndexes: number[] },
+	liveCharged: number,
+): string[] {
+	const lines: string[] = [];
+	const scored = new Set(scoring.scoredIndexes);
+	const sampled = [...plan.sampled.keys()].filter((index) => scored.has(index)).length;
+	if (plan.fromStore)
+		lines.push(
+			`${plan.fromStore} stored rows scored from the answer version ${liveVersion ?? '–'} gave them: free.`,
+		);
+	if (plan.sampled.size || plan.left.size) {
+		const was = plan.oldVersions.length
+			? `version ${plan.oldVersions.join(', ')}`
+			: 'an earlier version';
+		lines.push(
+			`The live version changed (rows answered by ${was}): the ${sampled} most recent rows decided on version ${liveVersion ?? '–'} (${liveCharged} units; store their answers and the next run is free)${plan.left.size ? `, ${plan.left.size} older rows left out of these figures` : ''}.`,
+		);
+	}
+	return lines;
+}
+
+/** Doubtful rows (the service left them to a person): what their guesses say, not "answered 0". */
+function doubtfulLines(metrics: Metrics): string[] {
+	const doubtful = metrics.doubtful;
+	if (!doubtful || !doubtful.count) return [];
+	const guess =
+		doubtful.guessAccuracy === null
+			? 'no guess to score'
+			: `the machine's guess right on ${doubtful.guessRight} of ${doubtful.guessed} (${Math.round(doubtful.guessAccuracy * 1000) / 10}%)`;
+	return [
+		`• Doubtful: ${doubtful.count} of ${metrics.total} rows were left to a person; ${guess}.`,
+	];
+}
+
 export async function execute(
 	this: IExecuteFunctions,
 	items: INodeExecutionData[],
@@ -98,11 +205,23 @@ export async function execute(
 	// 1. Expected answers first: a bad one fails its item before anything is spent.
 	const checked = checkAll(this, items, evaluationDecision, slug);
 	// 2. Answers the items carry are scored for free (a run once); the others are decided.
-	const carried = items.map((item, itemIndex) =>
+	const itemCarried = items.map((item, itemIndex) =>
 		checked.errors[itemIndex]
 			? undefined
 			: carriedAnswer(item.json, resultField, evaluationDecision),
 	);
+	// Stored review rows keep the answer of the version that made it: free while it is live; on a
+	// version change only the most recent rows are decided again (a bounded cost).
+	const liveVersion = decision.live_version ?? null;
+	const plan = planStored(
+		items,
+		checked,
+		itemCarried,
+		evaluationDecision,
+		liveVersion,
+		options.versionChangeSample ?? 200,
+	);
+	const carried = plan.carried;
 	const repeats = repeatsOf(carried, reviewIdsOf(items, checked));
 	const notAsked = new NotAsked('not asked');
 	const stats = newStats();
@@ -114,14 +233,16 @@ export async function execute(
 		options.validateInput !== false,
 		(itemIndex) =>
 			checked.errors[itemIndex] ??
-			(carried[itemIndex] || repeats.has(itemIndex) ? notAsked : undefined),
+			(carried[itemIndex] || repeats.has(itemIndex) || plan.left.has(itemIndex)
+				? notAsked
+				: undefined),
 	);
 	const maxDecides = options.maxDecides ?? 0;
 	const results = await decideAll(pipeline, client, prepared, { maxDecides }, stats);
 	const liveCharged = stats.charged;
 
 	// 3. The figures, over the scored items; outcomes name the input item.
-	const scoring = scoreItems(items.length, checked, carried, repeats, results, readRun);
+	const scoring = scoreItems(items.length, checked, carried, repeats, results, readRun, plan.left);
 	const evaluateOptions = { targetAccuracy, confidenceThreshold: decision.confidence_threshold };
 	const { metrics } = evaluate(evaluationDecision, scoring.scored, evaluateOptions);
 	for (const outcome of metrics.items) outcome.index = scoring.scoredIndexes[outcome.index];
@@ -190,12 +311,27 @@ export async function execute(
 		badRows: unscored.badRows.length,
 	});
 	const watching = options.previousFigures !== undefined;
+	const watch = watching
+		? watchEvidence(items, metrics, plan, evaluationDecision, evaluateOptions, {
+				falseAlarmRate: (options.falseAlarmRate ?? 1) / 100,
+				threshold: options.dropThreshold ?? 5,
+				windowDays: options.recentWindowDays ?? 7,
+				now: Date.now(),
+			})
+		: undefined;
 	const drift = driftOf(
 		watching ? readFiguresRow(options.previousFigures) : undefined,
 		figures,
 		options.dropThreshold ?? 5,
 		decision.name,
-		{ badRows, notScoredBecause, paidUpstream: cost.upstream },
+		{
+			badRows,
+			notScoredBecause,
+			paidUpstream: cost.upstream,
+			...(watch ? { evidence: watch.evidence } : {}),
+			extraLines: [...storedLines(plan, liveVersion, scoring, liveCharged)],
+			doubtful: doubtfulLines(metrics),
+		},
 	);
 	const outcome = {
 		decision,
@@ -209,6 +345,7 @@ export async function execute(
 		drift,
 		unscored,
 		cost,
+		left: plan.left,
 	};
 	const usesErrorOutput = this.getNode().onError === 'continueErrorOutput';
 	const report = await reportItem(this, outcome);

@@ -36,6 +36,55 @@ export function carriedAnswer(
 	return readAnswer(ownValue(json, field), decision.type, decision.keys);
 }
 
+/**
+ * The answer a stored review row keeps (`run_id`, `machine_status`, `machine_answer`, `version`,
+ * `confidence`: src/evaluate/labeled-row.ts) and the version that gave it: scored free while that
+ * version is live, so a watch never decides a row twice on one version, nor sends a doubtful row
+ * to the service's review queue again. Undefined when the row keeps no run or no status.
+ */
+export function storedAnswer(
+	json: IDataObject,
+	decision: EvaluationDecision,
+): { answer: ItemAnswer; version: number | null } | undefined {
+	const runId = ownValue(json, 'run_id');
+	const status = ownValue(json, 'machine_status');
+	if (typeof runId !== 'string' || runId === '' || typeof status !== 'string' || status === '')
+		return undefined;
+	const kind = kindOf(decision.type);
+	const answer: ItemAnswer = { runId, status, probabilities: {}, ...(kind ? { kind } : {}) };
+	const cell = expectedCell(ownValue(json, 'machine_answer'));
+	const read = cell ? checkExpected(decision, cell.value, 0) : undefined;
+	if (read?.ok) {
+		const keys = Array.isArray(read.value) ? read.value : [read.value];
+		answer.guess = keys;
+		if (status === 'ok') answer.answer = keys;
+	}
+	const confidence = ownValue(json, 'confidence');
+	const number = typeof confidence === 'string' ? Number(confidence) : confidence;
+	if (typeof number === 'number' && Number.isFinite(number)) answer.confidence = number;
+	const version = ownValue(json, 'version');
+	const versionNumber = typeof version === 'string' ? Number(version) : version;
+	return {
+		answer,
+		version:
+			typeof versionNumber === 'number' && Number.isFinite(versionNumber) && version !== ''
+				? versionNumber
+				: null,
+	};
+}
+
+/** When the row was reviewed (its `reviewed_at`), in ms; null when it does not say. */
+export function reviewedAtOf(json: IDataObject): number | null {
+	const value = ownValue(json, 'reviewed_at');
+	const time =
+		value instanceof Date
+			? value.getTime()
+			: typeof value === 'string' && value !== ''
+				? Date.parse(value)
+				: NaN;
+	return Number.isFinite(time) ? time : null;
+}
+
 export interface Checked {
 	expected: Array<string | string[] | undefined>;
 	errors: Array<Error | undefined>;
@@ -188,9 +237,12 @@ export function scoreItems(
 	repeats: ReadonlyMap<number, number>,
 	results: ReadonlyArray<RunAnswer | Error>,
 	readRun: (run: RunAnswer) => ItemAnswer,
+	left: ReadonlyMap<number, string> = new Map(),
 ): Scoring {
 	const scoring: Scoring = { scored: [], scoredIndexes: [], failures: new Map() };
 	for (let itemIndex = 0; itemIndex < itemCount; itemIndex++) {
+		// Rows answered by an earlier version, beyond the version-change sample: not scored here.
+		if (left.has(itemIndex)) continue;
 		const error = checked.errors[itemIndex];
 		const result = results[itemIndex];
 		const carriedHere = carried[itemIndex];
@@ -278,4 +330,71 @@ export function unscoredOf(
 		else notScored.push({ item, ...(row === undefined ? {} : { row }), reason: error.message });
 	}
 	return { badRows, notScored };
+}
+
+/** Which stored rows are scored from their answer, which decided again, which left out. */
+export interface StoredPlan {
+	/** Each item's answer to score from: carried by the item, or stored on the live version. */
+	carried: Array<ItemAnswer | undefined>;
+	/** Rows answered by another version, decided again (the sample), with their old answer. */
+	sampled: Map<number, ItemAnswer>;
+	/** Rows answered by another version beyond the sample: why they are not scored. */
+	left: Map<number, string>;
+	/** Rows scored from their stored answer (free). */
+	fromStore: number;
+	/** The versions the sampled and left rows were answered by. */
+	oldVersions: number[];
+}
+
+/**
+ * The plan of a watch over stored rows: a row stored on the live version is scored from its
+ * answer; of the rows stored on another version, the `sample` most recent (by reviewed_at) are
+ * decided again, the others left out of the figures (sample 0: all decided). Rows with no stored
+ * answer are decided as any labeled item.
+ */
+export function planStored(
+	items: INodeExecutionData[],
+	checked: Checked,
+	carried: ReadonlyArray<ItemAnswer | undefined>,
+	decision: EvaluationDecision,
+	liveVersion: number | null,
+	sample: number,
+): StoredPlan {
+	const plan: StoredPlan = {
+		carried: [...carried],
+		sampled: new Map(),
+		left: new Map(),
+		fromStore: 0,
+		oldVersions: [],
+	};
+	const older: Array<{ itemIndex: number; at: number; answer: ItemAnswer }> = [];
+	const versions = new Set<number>();
+	items.forEach((item, itemIndex) => {
+		if (checked.errors[itemIndex] || carried[itemIndex]) return;
+		const stored = storedAnswer(item.json, decision);
+		if (!stored) return;
+		if (stored.version !== null && stored.version === liveVersion) {
+			plan.carried[itemIndex] = stored.answer;
+			plan.fromStore++;
+			return;
+		}
+		if (stored.version !== null) versions.add(stored.version);
+		older.push({
+			itemIndex,
+			at: reviewedAtOf(item.json) ?? -Infinity,
+			answer: stored.answer,
+		});
+	});
+	// Most recent first; the same time keeps the table's order (the later row first).
+	older.sort((a, b) => b.at - a.at || b.itemIndex - a.itemIndex);
+	older.forEach((each, at) => {
+		if (sample > 0 && at >= sample)
+			plan.left.set(
+				each.itemIndex,
+				`Answered by an earlier version; not among the ${sample} most recent rows decided again (Version Change Sample)`,
+			);
+		else plan.sampled.set(each.itemIndex, each.answer);
+	});
+	plan.oldVersions = [...versions].sort((a, b) => a - b);
+	return plan;
 }

@@ -58,6 +58,8 @@ export interface EvaluationOutcome {
 	drift: Drift;
 	unscored: { badRows: BadRow[]; notScored: NotScored[] };
 	cost: Cost;
+	/** Rows answered by an earlier version beyond the version-change sample: why not scored. */
+	left?: ReadonlyMap<number, string>;
 }
 
 /** The report item: the summary, the figures for machines, and the HTML report as binary. */
@@ -103,7 +105,9 @@ export async function reportItem(
 		...(comparison ? { comparison: forMachines(comparison) } : {}),
 		// One flat row: what a Data Table stores to compare the next run with.
 		figures,
-		...(drift.compared ? { drift: forMachines(driftForMachines(drift)) } : {}),
+		...(drift.compared || drift.evidence.length
+			? { drift: forMachines(driftForMachines(drift)) }
+			: {}),
 		...(feedback
 			? { feedback: { sent: sent.filter(Boolean).length, failed: sent.filter((ok) => !ok).length } }
 			: {}),
@@ -143,6 +147,9 @@ export function scoredItems(
 		const pairedItem = { item: itemIndex };
 		const failure = outcome.scoring.failures.get(itemIndex);
 		if (failure) return { json: failedItemJson(item, failure, usesErrorOutput), pairedItem };
+		const left = outcome.left?.get(itemIndex);
+		if (left !== undefined)
+			return { json: { ...item.json, scored: false, not_scored: left, charged: 0 }, pairedItem };
 		const repeatOf = outcome.repeats.get(itemIndex);
 		const scored = byIndex.get(repeatOf ?? itemIndex)!;
 		// A repeat shows the answer of the item it is counted on (decided once).
