@@ -243,6 +243,10 @@ export async function execute(
 
 	// 3. The figures, over the scored items; outcomes name the input item.
 	const scoring = scoreItems(items.length, checked, carried, repeats, results, readRun, plan.left);
+	// The run a person reviewed, as a stored row says: rows only from doubtful runs are the hard cases.
+	scoring.scored.forEach((scored, at) => {
+		scored.reviewedFrom = items[scoring.scoredIndexes[at]].json.machine_status;
+	});
 	const evaluateOptions = { targetAccuracy, confidenceThreshold: decision.confidence_threshold };
 	const { metrics } = evaluate(evaluationDecision, scoring.scored, evaluateOptions);
 	for (const outcome of metrics.items) outcome.index = scoring.scoredIndexes[outcome.index];

@@ -88,6 +88,8 @@ export async function reportItem(
 			minimumConfidence: summary.confidence,
 			closeCallGap: summary.closeCallGap,
 		}),
+		// What to do next: each setting, where it is set, its value today, what a change would do.
+		advice: forMachines(summary.advice),
 		// What this node charged (live and compared decides); `reused`: runs paid upstream.
 		units: {
 			charged: cost.charged,
