@@ -199,11 +199,11 @@ const uuid = (prefix: string, n: number) =>
 const W = (n: number) => uuid('7a11c4e0-5e32', n);
 const WATCH_NOTE = [
 	'## What a run costs',
-	`Each run decides **every stored row once** on the live version: **one unit per row** (${REVIEWS_TABLE} rows of this decision). 200 rows: 200 units a week. Set *Max Decides per Execution* in *Watch quality* to cap it: rows beyond it are not sent, and the report says it is **partial** (its figures row too): a partial run is never compared nor used as the next baseline.`,
+	`A stored review keeps the answer of the version that made it: while that version is live, each row is scored from it, **free**, and a doubtful row is never sent to the service again. When the live version changes, the **200 most recent rows** are decided on it (*Version Change Sample*: at most 200 units that week) and compared with their old answers, paired; *Store new answers* keeps the new ones, so the next run is free again. Rows you add without an answer are decided once (one unit each), then stored. *Max Decides per Execution* caps a run: rows beyond it are not sent, and the report is **partial**: never compared nor a baseline.`,
 	'',
 	"A bad row (an answer the decision does not know, none at all) never stops the run: the report's `bad_rows` and its message name each one, with what to fix.",
 	'',
-	`The figures of each run go to the table **${FIGURES_TABLE}**; the next run compares with the last one. **Drift** gets the report when accuracy dropped more than *Drop Alert Threshold* (5 points).`,
+	`The figures of each run go to the table **${FIGURES_TABLE}**. **Drift** gets the report on evidence: the rows reviewed in the last 7 days (*Recent Window*) against the rows before, or on a version change the same rows on both versions, a drop beyond chance at the 1 % *False-Alarm Rate* **and** at least *Drop Alert Threshold* (5 points). The message gives the change with its 95 % interval, or says there are too few rows to tell.`,
 	'',
 	`Add labeled rows of your own to **${REVIEWS_TABLE}**: \`decision\` = ticket-routing, \`input\` = the fields as JSON, \`answer\` = the right option.`,
 ].join('\n');
@@ -248,13 +248,40 @@ const watchNodes: Node[] = [
 				// Every earlier row: the last full one is the baseline (a partial one never is).
 				previousFigures: "={{ $('Previous figures').all().map((row) => row.json) }}",
 				dropThreshold: 5,
+				falseAlarmRate: 1,
+				recentWindowDays: 7,
+				versionChangeSample: 200,
 			},
 		},
 	},
 	fieldAsItem(W(7), 'Figures row', 'figures', [1360, 120]),
 	insertRows(W(8), 'Save figures', FIGURES_TABLE, [1580, 120]),
 	noOp(W(9), 'Send the message (Slack, e-mail)', [1360, 300]),
-	noOp(W(10), 'Scored reviews', [1360, 480]),
+	{
+		id: W(10),
+		name: 'Decided again',
+		type: 'n8n-nodes-base.filter',
+		typeVersion: 2.2,
+		position: [1360, 480],
+		parameters: {
+			conditions: {
+				options: { caseSensitive: true, leftValue: '', typeValidation: 'strict', version: 2 },
+				conditions: [
+					{
+						id: W(13),
+						leftValue: "={{ $json.stored_row?.review_id ?? '' }}",
+						rightValue: '',
+						operator: { type: 'string', operation: 'notEmpty', singleValue: true },
+					},
+				],
+				combinator: 'and',
+			},
+			options: {},
+		},
+	},
+	fieldAsItem(W(14), 'New answer', 'stored_row', [1580, 480]),
+	// The new answers on their rows (keyed on review_id): the next run scores them free.
+	upsertRows(W(15), 'Store new answers', REVIEWS_TABLE, 'review_id', [1800, 480]),
 	noOp(W(11), 'Alert: accuracy dropped', [1360, 660]),
 	sticky(W(12), 'What a run costs', [560, -60], [640, 300], WATCH_NOTE),
 ];
@@ -273,16 +300,18 @@ const watch = {
 		'Watch quality': {
 			main: [
 				[...to('Figures row'), ...to('Send the message (Slack, e-mail)')],
-				to('Scored reviews'),
+				to('Decided again'),
 				to('Alert: accuracy dropped'),
 			],
 		},
 		'Figures row': { main: [to('Save figures')] },
+		'Decided again': { main: [to('New answer')] },
+		'New answer': { main: [to('Store new answers')] },
 	},
 	settings: { executionOrder: 'v1' },
 	pinData: {},
 	meta: {
-		description: `Every Monday: the reviews stored by the review example (table ${REVIEWS_TABLE}) evaluated on the live version (one unit per row), compared with last week's figures (table ${FIGURES_TABLE}); the report's message is ready for Slack or e-mail, and Drift gets it when accuracy dropped more than 5 points.`,
+		description: `Every Monday: the reviews stored by the review example (table ${REVIEWS_TABLE}) scored from the answers they keep (free while their version is live; on a version change the 200 most recent decided again and their new answers stored), the recent rows tested against the rows before; the report's message is ready for Slack or e-mail, and Drift gets it on a drop beyond chance (1 % false-alarm rate) of at least 5 points.`,
 	},
 };
 

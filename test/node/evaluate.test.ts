@@ -450,6 +450,15 @@ describe('Evaluate as a watch over stored review rows', () => {
 		// The most recent five (reviewed 1 to 5 days ago: the last five rows) were decided.
 		expect(scored.map((item) => item.json.charged)).toEqual([...Array(10).fill(0), 1, 1, 1, 1, 1]);
 		expect(scored.slice(0, 10).every((item) => item.json.scored === false)).toBe(true);
+		// The new answers in the row's own columns, for the Upsert on review_id to keep.
+		expect(scored[14].json.stored_row).toMatchObject({
+			review_id: 'exec/run_14',
+			version,
+			machine_status: expect.any(String),
+			run_id: expect.stringMatching(/.+/),
+		});
+		expect(scored[14].json.stored_row).not.toMatchObject({ run_id: 'run_14' });
+		expect(scored[0].json.stored_row).toBeUndefined();
 		const evidence = (report.json.drift as IDataObject).evidence as IDataObject[];
 		expect(evidence.map((each) => each.kind)).toContain('version');
 		expect(evidence.find((each) => each.kind === 'version')).toMatchObject({ rows: 5 });

@@ -75,7 +75,7 @@ on2('the quality-watch examples in the n8n editor', () => {
 			(outputs) =>
 				expect(outputs.map((output) => output.label)).toEqual(['Report', 'Scored Items', 'Drift']),
 		);
-		for (const target of ['Figures row', 'Scored reviews', 'Alert: accuracy dropped'])
+		for (const target of ['Figures row', 'Decided again', 'Alert: accuracy dropped'])
 			await expect(ui.edgeLabel('Watch quality', target)).resolves.toBe('');
 		await ui.screenshot('quality-watch-on-canvas');
 	});

@@ -7,6 +7,7 @@ import { forEachBounded, type DecisionClient } from '../../../../../src/client';
 import type { Decision, RunAnswer } from '../../../../../src/contract';
 import { feedbackText, type Kind } from '../../../../../src/kinds';
 import {
+	answerText,
 	forMachines,
 	renderReport,
 	type Drift,
@@ -17,6 +18,39 @@ import {
 } from '../../../../../src/evaluate';
 import { answerOf, failedItemJson } from '../../../pipeline/item-json';
 import type { BadRow, NotScored, Scoring } from './inputs';
+import { ownValue } from '../../../../../src/contract';
+
+/**
+ * A stored review row decided again (a version change): the new answer in the row's own columns
+ * (src/evaluate/labeled-row.ts), keyed by its review_id, for a Data Table Upsert to keep, so the
+ * next run scores it free. Undefined for an item that is not a stored review.
+ */
+function storedRowUpdate(
+	item: INodeExecutionData,
+	run: RunAnswer,
+	scored: {
+		status: string;
+		predicted?: string | string[];
+		guess?: string | string[];
+		confidence: number | null;
+	},
+	version: number | null | undefined,
+): IDataObject | undefined {
+	const reviewId = ownValue(item.json, 'review_id');
+	if (typeof reviewId !== 'string' || reviewId === '') return undefined;
+	const said = scored.predicted ?? scored.guess;
+	return {
+		review_id: reviewId,
+		run_id: run.run_id,
+		machine_status: scored.status,
+		machine_answer:
+			said === undefined
+				? ''
+				: answerText(Array.isArray(said) ? said : [said], Array.isArray(said)),
+		...(scored.confidence === null ? {} : { confidence: scored.confidence }),
+		...(version === null || version === undefined ? {} : { version }),
+	};
+}
 
 /** Sends each scored item's expected answer as feedback on its run (the one encoding of src/kinds.ts). */
 export async function sendExpectedAsFeedback(
@@ -173,6 +207,11 @@ export function scoredItems(
 			charged: repeatOf === undefined ? scored.charged : 0,
 			...(repeatOf === undefined ? {} : { counted_on_item: repeatOf }),
 		};
+		const update =
+			repeatOf === undefined && !carried[itemIndex] && run && !(run instanceof Error)
+				? storedRowUpdate(item, run, scored, outcome.decision.live_version)
+				: undefined;
+		if (update) json.stored_row = update;
 		if (outcome.feedback?.has(itemIndex)) json.feedback_sent = outcome.feedback.get(itemIndex);
 		return { json, pairedItem };
 	});
