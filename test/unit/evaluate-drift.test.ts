@@ -466,6 +466,17 @@ describe('the watch alerts on evidence (recent rows, a version change)', () => {
 		expect(evidence.words).toContain('under the 5-point threshold');
 	});
 
+	it('corrects for continuity: 26 of 34 against 90 % is not beyond chance at 1 % (uncorrected p 0.0086)', () => {
+		// Without the correction the lower tail near 90 % alerts more often than the rate set
+		// (1.8 % of quiet weeks at 34 rows: bench/quality-year.ts).
+		const evidence = recentEvidence({ successes: 26, n: 34 }, { successes: 306, n: 340 }, options);
+		expect(evidence.p_value!).toBeCloseTo(0.018, 3);
+		expect(evidence.alert).toBe(false);
+		expect(
+			recentEvidence({ successes: 25, n: 34 }, { successes: 306, n: 340 }, options).alert,
+		).toBe(true);
+	});
+
 	it('is one-sided: a rise never alerts', () => {
 		const evidence = recentEvidence(
 			{ successes: 200, n: 200 },
