@@ -299,15 +299,24 @@ export class Editor {
 	/** Types `words` in the node panel's search until `name` is listed; its place, from 1. */
 	async searchNodePanel(words: string, name: string): Promise<number> {
 		await this.page.getByTestId('node-creator-search-bar').fill(words);
-		let listed: string[] = [];
-		await eventually(
-			async () =>
-				(listed = (await this.page.getByTestId('node-creator-item-name').allInnerTexts()).map(
-					(each) => each.trim(),
-				)),
-			(names) => expect(names).toContain(name),
+		const read = async () =>
+			(await this.page.getByTestId('node-creator-item-name').allInnerTexts()).map((each) =>
+				each.trim(),
+			);
+		// The panel filters as it goes (on a busy machine the previous words' list is still shown for
+		// a moment): the place counts once the list holds the name and stays the same for a moment.
+		const listed = await eventually(
+			async () => {
+				const first = await read();
+				await this.page.waitForTimeout(400);
+				return { first, second: await read() };
+			},
+			({ first, second }) => {
+				expect(second).toContain(name);
+				expect(second).toEqual(first);
+			},
 		);
-		return listed.indexOf(name) + 1;
+		return listed.second.indexOf(name) + 1;
 	}
 
 	/** Clicks `name` in the node panel's list. */
