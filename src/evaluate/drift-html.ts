@@ -1,5 +1,5 @@
 // The report's "Since the last evaluation" section: what a quality watch compares (drift.ts) as a
-// table, the answers that moved, and the alert when accuracy dropped beyond the threshold. Pure;
+// table, the answers that moved, the tests behind the alert (or the raw drop beyond the threshold). Pure;
 // every string from data is escaped.
 import { escapeHtml } from '../html';
 import type { Change, Drift } from './drift';
@@ -67,8 +67,19 @@ export function driftSection(drift: Drift | undefined): string {
 	const since = drift.previous_evaluated_at
 		? ` (${escapeHtml(drift.previous_evaluated_at.slice(0, 16).replace('T', ' '))} UTC, version ${drift.previous_version ?? '–'})`
 		: '';
-	const alert = drift.dropped
-		? `<p class="alert" role="alert">Accuracy dropped ${(drift.accuracy_drop ?? 0).toFixed(1)} points, beyond the ${drift.threshold}-point threshold.</p>`
-		: '';
+	// With evidence (the watch's tests), each test in words, the one that alerts marked; else the
+	// raw drop beyond the threshold.
+	const evidence = drift.evidence ?? [];
+	const alert = evidence.length
+		? evidence
+				.map((each) =>
+					each.alert
+						? `<p class="alert" role="alert">${escapeHtml(each.words)}</p>`
+						: `<p>${escapeHtml(each.words)}</p>`,
+				)
+				.join('')
+		: drift.dropped
+			? `<p class="alert" role="alert">Accuracy dropped ${(drift.accuracy_drop ?? 0).toFixed(1)} points, beyond the ${drift.threshold}-point threshold.</p>`
+			: '';
 	return `<h2>Since the last evaluation${since}</h2>${alert}<div class="scroll"><table class="classes drift"><thead><tr><th></th><th>Before</th><th>Now</th><th>Change</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }

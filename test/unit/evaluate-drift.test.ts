@@ -537,3 +537,19 @@ describe('pValueWords', () => {
 		expect(pValueWords(0.5)).toContain('often');
 	});
 });
+
+describe("the report's drift section with evidence", () => {
+	it('shows each test in words, the alerting one as the alert, every string escaped', () => {
+		const previous = rowOf([item('billing', 'ok', 'billing')], 1);
+		const loud = recentEvidence(
+			{ successes: 160, n: 200 },
+			{ successes: 3600, n: 4000 },
+			{ falseAlarmRate: 0.01, threshold: 5 },
+		);
+		const html = driftSection(
+			driftOf(readFiguresRow(previous), previous, 5, '<b>x</b>', { evidence: [loud] }),
+		);
+		expect(html).toContain('<p class="alert" role="alert">Recent rows: accuracy 80.0% on 200');
+		expect(html).not.toContain('Accuracy dropped');
+	});
+});
