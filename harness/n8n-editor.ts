@@ -204,6 +204,9 @@ type Box = { x: number; y: number; width: number; height: number };
 export class Editor {
 	constructor(readonly page: Page) {}
 
+	/** The node panel's names, in order, as the last searchNodePanel read them. */
+	lastListed: string[] = [];
+
 	/** Signs in at /signin as the owner, through the form. */
 	async signIn(url: string): Promise<void> {
 		await this.page.goto(`${url}/signin`);
@@ -316,6 +319,7 @@ export class Editor {
 				expect(second).toEqual(first);
 			},
 		);
+		this.lastListed = listed.second;
 		return listed.second.indexOf(name) + 1;
 	}
 

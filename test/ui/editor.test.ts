@@ -106,11 +106,22 @@ const SEARCHES = [
 ];
 
 /**
- * The node's place among the panel's results for what a user typed: near the top (first for each
- * search in n8n 2.41.1), not under nodes whose own names contain the word.
+ * The node's place among the panel's results for what a user typed: on the panel's first screen
+ * (five results) and above every node whose own name holds the words. n8n's own ranking of its
+ * core nodes varies between runs (seen for "route": first, and fourth under If, Switch and Filter,
+ * whose descriptions say "Route items"), so the place itself is not pinned.
  */
-function expectNearTop(words: string, place: number): void {
-	expect({ words, nearTop: place >= 1 && place <= 3 }).toEqual({ words, nearTop: true });
+function expectNearTop(words: string, place: number, listed: string[]): void {
+	const namesHoldingWords = listed.findIndex(
+		(name) => name !== 'Decision Service' && name.toLowerCase().includes(words.toLowerCase()),
+	);
+	const nearTop =
+		place >= 1 && place <= 5 && (namesHoldingWords === -1 || namesHoldingWords > place - 1);
+	expect({ words, nearTop, listed: listed.slice(0, 6) }).toEqual({
+		words,
+		nearTop: true,
+		listed: listed.slice(0, 6),
+	});
 }
 
 /** A workflow with a trigger and an AI Agent, where the test adds the node from n8n's panels. */
@@ -249,7 +260,7 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 			await ui.outputHandles('Start').getByTestId('canvas-handle-plus').click();
 			const creator = await ui.nodePanel();
 			for (const words of SEARCHES) {
-				expectNearTop(words, await ui.searchNodePanel(words, 'Decision Service'));
+				expectNearTop(words, await ui.searchNodePanel(words, 'Decision Service'), ui.lastListed);
 				expect(await creator.getByTestId('node-creator-no-results').count()).toBe(0);
 			}
 			await ui.searchNodePanel('decision', 'Decision Service');
@@ -280,7 +291,7 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 		const creator = await ui.nodePanel();
 		// Sub-nodes are listed here too ("OpenRouter Chat Model" has "route" in its name).
 		for (const words of SEARCHES)
-			expectNearTop(words, await ui.searchNodePanel(words, 'Decision Service'));
+			expectNearTop(words, await ui.searchNodePanel(words, 'Decision Service'), ui.lastListed);
 		await page.keyboard.press('Escape');
 		await creator.waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
 	});
