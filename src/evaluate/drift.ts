@@ -460,7 +460,7 @@ export interface PairedCount {
 /**
  * The same rows on the old and the live version: McNemar's exact test, one-sided for a drop
  * (P(X ≤ onlyLive), X ~ Binomial(discordant, ½)); the change's 95 % interval from the Wilson
- * interval of the discordant rows' share that favours the live version.
+ * intervals of the rows only one version got right.
  */
 export function versionEvidence(pairs: PairedCount, options: EvidenceOptions): Evidence {
 	checkRate(options.falseAlarmRate);
@@ -471,12 +471,16 @@ export function versionEvidence(pairs: PairedCount, options: EvidenceOptions): E
 	let change: { points: number; low: number; high: number } | null = null;
 	let pValue: number | null = null;
 	if (n > 0) {
-		const share = wilsonInterval(onlyLive, discordant);
-		const scale = discordant / n;
+		// The rows only the live version got right, less those only the old one did: each share
+		// with its Wilson interval, combined as Newcombe's hybrid score interval does.
+		const gained = wilsonInterval(onlyLive, n);
+		const lost = wilsonInterval(onlyOld, n);
+		const d = (onlyLive - onlyOld) / n;
+		const [g, l] = [onlyLive / n, onlyOld / n];
 		change = {
-			points: toPoints((onlyLive - onlyOld) / n),
-			low: toPoints(scale * (2 * share.low - 1)),
-			high: toPoints(scale * (2 * share.high - 1)),
+			points: toPoints(d),
+			low: toPoints(d - Math.hypot(g - gained.low, lost.high - l)),
+			high: toPoints(d + Math.hypot(gained.high - g, l - lost.low)),
 		};
 		pValue = discordant === 0 ? 1 : binomialCdf(onlyLive, discordant, 0.5);
 	}

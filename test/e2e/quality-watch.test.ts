@@ -105,6 +105,10 @@ const LENIENT = { id: 'dsQwLenient', path: 'quality-watch-lenient', name: 'QW: l
 const COMPARE = { id: 'dsQwCompare', path: 'quality-watch-compare', name: 'QW: compare' };
 const CAPPED = { id: 'dsQwCapped', path: 'quality-watch-capped', name: 'QW: capped watch' };
 const LABELS = { id: 'dsQwLabels', path: 'quality-watch-labels', name: 'QW: two labels' };
+/** Version Change Sample of the sampling watch: fewer than the stored rows. */
+const SAMPLE = 10;
+/** The watch's nodes that store new answers back on their rows. */
+const STORE_ANSWERS = ['Decided again', 'New answer', 'Store new answers'];
 /** Max Decides per Execution of the capped watch, as the example's note advises. */
 const CAP = 10;
 /** Three bad rows of different kinds a team may write by hand. */
@@ -139,11 +143,14 @@ function onWebhook(
 }
 
 const watchWorkflow = onWebhook('quality-watch.json', WATCH);
-/** The watch with a threshold above any drop, and nothing stored: it reports, it never alerts. */
+/**
+ * The watch with a threshold above any drop, a Version Change Sample of 10, and nothing stored
+ * (neither figures nor answers): it reports, it never alerts.
+ */
 const lenientWorkflow = onWebhook('quality-watch.json', LENIENT, (workflow) => ({
 	...workflow,
 	nodes: workflow.nodes
-		.filter((node) => !['Figures row', 'Save figures'].includes(node.name))
+		.filter((node) => !['Figures row', 'Save figures', ...STORE_ANSWERS].includes(node.name))
 		.map((node) =>
 			node.name === EVALUATE
 				? {
@@ -153,6 +160,7 @@ const lenientWorkflow = onWebhook('quality-watch.json', LENIENT, (workflow) => (
 							evaluateOptions: {
 								...(node.parameters.evaluateOptions as Record<string, unknown>),
 								dropThreshold: 100,
+								versionChangeSample: SAMPLE,
 							},
 						},
 					}
@@ -160,19 +168,31 @@ const lenientWorkflow = onWebhook('quality-watch.json', LENIENT, (workflow) => (
 		),
 	connections: {
 		...Object.fromEntries(
-			Object.entries(workflow.connections).filter(([name]) => name !== 'Figures row'),
+			Object.entries(workflow.connections).filter(
+				([name]) => name !== 'Figures row' && !STORE_ANSWERS.includes(name),
+			),
 		),
 		[EVALUATE]: {
 			main: workflow.connections[EVALUATE].main.map((targets) =>
-				targets.filter((target) => target.node !== 'Figures row'),
+				targets.filter(
+					(target) => target.node !== 'Figures row' && !STORE_ANSWERS.includes(target.node),
+				),
 			),
 		},
 	},
 }));
 const compareWorkflow = onWebhook('quality-compare-versions.json', COMPARE);
-/** The watch as shipped, with Max Decides per Execution set. */
+/** The watch as shipped, with Max Decides per Execution set; it stores no answers back. */
 const cappedWorkflow = onWebhook('quality-watch.json', CAPPED, (workflow) => ({
 	...workflow,
+	connections: {
+		...workflow.connections,
+		[EVALUATE]: {
+			main: workflow.connections[EVALUATE].main.map((targets) =>
+				targets.filter((target) => !STORE_ANSWERS.includes(target.node)),
+			),
+		},
+	},
 	nodes: workflow.nodes.map((node) =>
 		node.name === EVALUATE
 			? {
@@ -309,6 +329,7 @@ let decisionV1: Decision;
 let decisionV2: Decision;
 const watches: Array<{ execution: Execution; charged: number }> = [];
 let lenient: { execution: Execution; charged: number };
+let afterReview: { execution: Execution; charged: number };
 let compared: { execution: Execution; charged: number };
 let capped: { execution: Execution; charged: number };
 let withBadRows: { execution: Execution; charged: number };
@@ -338,7 +359,11 @@ async function run(
 async function recomputed(scored: Item[], decision: Decision): Promise<Metrics> {
 	const items: ScoredItem[] = [];
 	for (const item of scored) {
-		const runId = String((item.json.decision as { run_id: string }).run_id);
+		if (item.json.scored === false) continue;
+		// A fresh decide's run, or the run a stored row keeps (scored from its stored answer).
+		const runId = String(
+			(item.json.decision as { run_id?: string } | undefined)?.run_id ?? item.json.run_id,
+		);
 		const stored = await sb.control<{ version: number; response: Run }>(
 			'GET',
 			`/runs/${runId}?key=${KEY}`,
@@ -347,7 +372,7 @@ async function recomputed(scored: Item[], decision: Decision): Promise<Metrics> 
 		items.push({
 			expected: item.json.answer,
 			run: readAnswer(stored.response, decision.type)!,
-			charged: 1,
+			charged: item.json.charged as number,
 		});
 	}
 	return evaluate(evaluationDecisionOf(decision), items, {
@@ -415,13 +440,18 @@ on2(`quality watched with n8n ${n8nVersion()}'s Data Tables`, () => {
 		reviewRuns = runIdsBySubject(finished, review.decide);
 		reviewRows = await readRows(session, reviewsTable);
 
+		// 1b. The shipped watch right after the review example: every row stored with its answer.
+		afterReview = await run(WATCH);
+
 		// The team adds labeled rows of its own: the input as JSON text, the right answer.
 		await insertRows(
 			session,
 			reviewsTable,
 			makeLabeledSet()
 				.slice(0, ADDED)
-				.map((ticket) => ({
+				.map((ticket, index) => ({
+					// A review_id: the watch stores the answer it decides on the row.
+					review_id: `added/${index}`,
 					status: 'labeled',
 					decision: SLUG,
 					input: JSON.stringify({ subject: ticket.subject, body: ticket.body }),
@@ -438,14 +468,15 @@ on2(`quality watched with n8n ${n8nVersion()}'s Data Tables`, () => {
 		await publishSwappedVersion();
 		decisionV2 = await sb.client(KEY).getDecision(SLUG);
 		lenient = await run(LENIENT);
+		// 5a. The watch capped (partial, stored as such; no answers stored back).
+		capped = await run(CAPPED);
 		watches.push(await run(WATCH));
 		metrics.push(await recomputed(outputsOf(watches[1].execution, EVALUATE)[1], decisionV2));
 
 		// 4. Version 1 tried again beside live version 2, on the stored set.
 		compared = await run(COMPARE);
 
-		// 5. The watch capped (partial, stored as such), then three bad rows and the shipped watch.
-		capped = await run(CAPPED);
+		// 5b. Three bad rows and the shipped watch.
 		await insertRows(
 			session,
 			reviewsTable,
@@ -528,26 +559,37 @@ on2(`quality watched with n8n ${n8nVersion()}'s Data Tables`, () => {
 		);
 	});
 
-	it('the first watch is the baseline: one unit per stored row, figures recomputed, no drift', async () => {
+	it("the shipped watch right after the review example reports figures (not 'answered 0')", () => {
+		const { execution, charged } = afterReview;
+		const [[report], scored, drift] = outputsOf(execution, EVALUATE);
+		// Every review is stored with the answer of the version live now: scored free, not re-sent.
+		expect(charged).toBe(0);
+		expect(scored).toHaveLength(reviewRows.length);
+		expect(scored.every((item) => item.json.charged === 0)).toBe(true);
+		const message = String(report.json.message);
+		expect(message).not.toMatch(/Answered 0|0 of 0 answered/);
+		expect(message).toMatch(/Doubtful: \d+ of \d+ rows were left to a person|Accuracy \d/);
+		expect(message).toContain(`${reviewRows.length} stored rows scored from the answer version 1`);
+		expect(message).toContain('No earlier figures: this run is the baseline');
+		expect(drift ?? []).toEqual([]);
+		console.log(`quality watch e2e: the watch right after the reviews:\n${message}`);
+	});
+
+	it('the next watch scores the stored reviews free and decides the added rows once', async () => {
 		const { execution, charged } = watches[0];
 		const [[report], scored, drift] = outputsOf(execution, EVALUATE);
 		expect(scored).toHaveLength(storedRows.length);
-		expect(charged).toBe(storedRows.length);
-		expect(report.json.units).toEqual({
-			charged: storedRows.length,
-			fresh: storedRows.length,
-			reused: 0,
-		});
+		expect(charged).toBe(ADDED);
+		expect((report.json.units as { charged: number }).charged).toBe(ADDED);
 		expect(report.json.accuracy).toBe(round(metrics[0].accuracy));
 		expect(report.json.coverage).toBe(round(metrics[0].coverage));
-		expect(report.json.drift).toBeUndefined();
-		expect(String(report.json.message)).toContain('No earlier figures: this run is the baseline.');
+		expect(report.json.drift).toMatchObject({ dropped: false });
 		expect(drift ?? []).toEqual([]);
 		const figures = await readRows(
 			session,
 			(await findTable(session, reviewsTable.projectId, 'decision_quality'))!,
 		);
-		expect(figures[0]).toMatchObject({
+		expect(figures[1]).toMatchObject({
 			decision: SLUG,
 			live_version: 1,
 			total: storedRows.length,
@@ -612,36 +654,56 @@ on2(`quality watched with n8n ${n8nVersion()}'s Data Tables`, () => {
 		}
 		const message = String(report.json.message);
 		expect(message).toContain('live version 2 (was 1)');
-		expect(message).toContain(`Alert: accuracy dropped ${(-accuracyPoints).toFixed(1)} points`);
+		// The alert is the paired test's: the same rows on version 1 (stored) and version 2.
+		// Paired: the rows judged on both (an answer, or a doubtful row's guess, on each version).
+		expect(message).toMatch(/Same \d+ rows on the live version/);
+		expect(message).toContain('Alert: a drop beyond chance at the 1 % false-alarm rate');
+		const version = (
+			report.json.drift as { evidence: Array<Record<string, unknown>> }
+		).evidence.find((each) => each.kind === 'version');
+		expect(version).toMatchObject({ alert: true });
+		expect(version!.rows as number).toBeGreaterThan(storedRows.length / 2);
+		expect(version!.rows as number).toBeLessThanOrEqual(storedRows.length);
 		expect(drift).toHaveLength(1);
 		expect(drift[0].json.message).toBe(message);
 		console.log(`quality watch e2e: the message of the second run:\n${message}`);
 	});
 
-	it('a threshold above the drop reports the same drift and leaves Drift empty', () => {
-		const [[report], , drift] = outputsOf(lenient.execution, EVALUATE);
-		expect(lenient.charged).toBe(storedRows.length);
+	it('a version change decides only the sample', () => {
+		const [[report], scored, drift] = outputsOf(lenient.execution, EVALUATE);
+		// Version Change Sample 10: the 10 most recent rows decided on version 2, no more.
+		expect(lenient.charged).toBe(SAMPLE);
+		expect((report.json.units as { charged: number }).charged).toBe(SAMPLE);
+		expect(report.json.total).toBe(SAMPLE);
+		expect(scored.filter((item) => item.json.charged === 1)).toHaveLength(SAMPLE);
+		expect(scored.filter((item) => item.json.scored === false)).toHaveLength(
+			storedRows.length - SAMPLE,
+		);
+		const message = String(report.json.message);
+		expect(message).toContain(
+			`the ${SAMPLE} most recent rows decided on version 2 (${SAMPLE} units`,
+		);
+		expect(message).toContain(`${storedRows.length - SAMPLE} older rows left out of these figures`);
+		expect(message).toContain(`Cost: ${SAMPLE} units`);
 		expect(report.json.drift).toMatchObject({
 			threshold: 100,
 			dropped: false,
 			previous_version: 1,
 		});
-		expect((report.json.drift as { accuracy: unknown }).accuracy).toEqual(
-			(reportOf(watches[1].execution).drift as { accuracy: unknown }).accuracy,
-		);
 		expect(drift).toEqual([]);
 	});
 
 	it('keeps one figures row per stored run', () => {
 		const figures = figuresRows;
-		// The two watches, the capped one (partial), the one with bad rows.
+		// After the reviews, the first watch, the capped one (partial), the second, the bad rows'.
 		expect(figures.map((row) => [row.live_version, row.partial])).toEqual([
 			[1, false],
-			[2, false],
+			[1, false],
 			[2, true],
 			[2, false],
+			[2, false],
 		]);
-		expect(figures[1]).toMatchObject({
+		expect(figures[3]).toMatchObject({
 			accuracy: round(metrics[1].accuracy),
 			right: rightOf(metrics[1]),
 		});
@@ -649,8 +711,8 @@ on2(`quality watched with n8n ${n8nVersion()}'s Data Tables`, () => {
 
 	it('compares version 1 with live version 2 on the stored set, as a decision to take', () => {
 		const [[report], scored] = outputsOf(compared.execution, TRY);
-		// Two units per row: the live version, then version 1.
-		expect(compared.charged).toBe(2 * storedRows.length);
+		// The live version's answers are stored (free); version 1's decided: one unit per row.
+		expect(compared.charged).toBe(storedRows.length);
 		expect(scored).toHaveLength(storedRows.length);
 		const comparison = report.json.comparison as Record<string, unknown>;
 		// The engine is deterministic: version 1 answers as in the first watch, live version 2 as in the second.
@@ -672,20 +734,22 @@ on2(`quality watched with n8n ${n8nVersion()}'s Data Tables`, () => {
 		console.log(`quality watch e2e: ${String(comparison.summary)}`);
 	});
 
-	it('every unit a report states is the growth of the service usage in its run', () => {
-		for (const { execution, charged } of [...watches, lenient, capped, withBadRows, compared]) {
+	it("every unit a report states equals the service's usage growth in that run", () => {
+		const runs = [afterReview, ...watches, lenient, capped, withBadRows, compared];
+		// Some runs charge nothing (stored answers), some do: the check means something.
+		expect(runs.some(({ charged }) => charged === 0)).toBe(true);
+		expect(runs.some(({ charged }) => charged > 0)).toBe(true);
+		for (const { execution, charged } of runs) {
 			const report = reportOf(execution, execution.outputs[TRY] ? TRY : EVALUATE);
 			expect({ units: (report.units as { charged: number }).charged }).toEqual({ units: charged });
 			expect((report.figures as { units_charged: number }).units_charged).toBe(charged);
-			expect(String(report.summary)).toContain(`Charged ${charged} units here`);
+			if (charged > 0) expect(String(report.summary)).toContain(`Charged ${charged} units here`);
 			expect(String(report.message)).toContain(`Cost: ${charged} units`);
 		}
-		// Both versions' decides: the live version's and version 1's.
+		// Version 1's decides only: the live version's answers were stored.
 		const report = reportOf(compared.execution, TRY);
-		expect(report.units).toEqual({
-			charged: 2 * storedRows.length,
-			fresh: storedRows.length,
-			reused: 0,
+		expect(report.units).toMatchObject({
+			charged: storedRows.length,
 			compared: storedRows.length,
 		});
 	});
@@ -712,7 +776,8 @@ on2(`quality watched with n8n ${n8nVersion()}'s Data Tables`, () => {
 
 	it('names every bad row, scores the rest, and compares with the last full figures, not the capped', () => {
 		const [[report], scored] = outputsOf(withBadRows.execution, EVALUATE);
-		expect(withBadRows.charged).toBe(storedRows.length);
+		// The second watch stored version 2's answers: this run decides nothing.
+		expect(withBadRows.charged).toBe(0);
 		expect(report.json.total).toBe(storedRows.length);
 		expect(scored).toHaveLength(storedRows.length + BAD_ANSWERS.length);
 		const named = report.json.bad_rows as Array<{ row: number; problem: string; fix: string }>;

@@ -493,6 +493,10 @@ describe('the watch alerts on evidence (recent rows, a version change)', () => {
 		expect(worse.before.value).toBe(0.9);
 		expect(worse.after.value).toBe(0.79);
 		expect(worse.words).toContain('Same 200 rows on the live version');
+		// All discordant rows one way: the interval still reaches beyond the estimate both sides.
+		const oneWay = versionEvidence({ n: 40, onlyOld: 14, onlyLive: 0, both: 20 }, options);
+		expect(oneWay.low!).toBeLessThan(oneWay.points!);
+		expect(oneWay.high!).toBeGreaterThan(oneWay.points!);
 		// Paired: few discordant rows tell a lot; the same rates on different rows would not.
 		const same = versionEvidence({ n: 200, onlyOld: 3, onlyLive: 4, both: 180 }, options);
 		expect(same.alert).toBe(false);
