@@ -877,6 +877,7 @@ function watchByIds(reviewsId: string, figuresId: string): WorkflowJson {
 		'Previous figures': figuresId,
 		'Save figures': figuresId,
 		'Stored reviews': reviewsId,
+		'Store new answers': reviewsId,
 	};
 	return {
 		...watch,
@@ -934,7 +935,9 @@ on1(`quality watched on n8n ${n8nVersion()}: its Data Table node finds tables by
 			reviews,
 			makeLabeledSet()
 				.slice(0, ADDED)
-				.map((ticket) => ({
+				.map((ticket, index) => ({
+					// A review_id: the watch stores the answer it decides on the row (Upsert).
+					review_id: `added/${index}`,
 					status: 'labeled',
 					decision: SLUG,
 					input: JSON.stringify({ subject: ticket.subject, body: ticket.body }),
