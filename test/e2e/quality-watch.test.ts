@@ -812,7 +812,11 @@ on2(`quality watched with n8n ${n8nVersion()}'s Data Tables`, () => {
 		console.log(`quality watch e2e: the message with bad rows:\n${message}`);
 	});
 
-	it('stores a classify review with two labels once, whatever the outputs it is on', () => {
+	// The example stores with Insert: Upsert on review_id kept one row per review in n8n 2.41.1
+	// regular mode, but its per-item error path failed the execution in queue mode
+	// (test/queue/review.test.ts). A copy per label output is stored with the same review_id, and
+	// Evaluate decides, charges and counts it once (test/node/evaluate.test.ts).
+	it('a classify review with two labels: every copy carries one review_id, counted once', () => {
 		expect(labelsReviewed.status).toBe('success');
 		// Review put the two-label item on both its labels' outputs: two copies reach Store review.
 		const onOutputs = (text: string) =>
@@ -820,7 +824,18 @@ on2(`quality watched with n8n ${n8nVersion()}'s Data Tables`, () => {
 				items.some((item) => item.json.text === text),
 			).length;
 		expect(LABEL_MESSAGES.map(({ text }) => onOutputs(text))).toEqual([2, 1]);
-		expect(labelRows).toHaveLength(LABEL_MESSAGES.length);
+		const ids = [...new Set(labelRows.map((row) => String(row.review_id)))];
+		expect(ids).toHaveLength(LABEL_MESSAGES.length);
+		expect(labelRows).toHaveLength(3);
+		// A row's content: every column but the table's own id and times.
+		const content = (row: Row) =>
+			Object.fromEntries(
+				Object.entries(row).filter(([key]) => !['id', 'createdAt', 'updatedAt'].includes(key)),
+			);
+		for (const id of ids) {
+			const copies = labelRows.filter((row) => String(row.review_id) === id);
+			for (const copy of copies) expect(content(copy)).toEqual(content(copies[0]));
+		}
 		const labelsOf = (row: Row) =>
 			String(row.answer)
 				.split(',')
