@@ -330,9 +330,13 @@ export function summaryOf(metrics: Metrics, cost: Cost = costOfMetrics(metrics))
 		metrics.targetAccuracy,
 		(value) => (outcome) => value === 0 || outcome.gap === null || outcome.gap > value,
 	);
-	const headline = metrics.total
-		? `Answered ${metrics.answered} of ${metrics.total} items, ${rateWords(metrics.coverage, metrics.coverageInterval, false)}; ${right} of them right, ${rateWords(metrics.accuracy, metrics.accuracyInterval)}.`
-		: 'No item was evaluated.';
+	// Every item doubtful: nothing was routed, and the news is how good the machine's guesses were.
+	const allDoubtful = metrics.total > 0 && metrics.answered === 0 && metrics.doubtful.count > 0;
+	const headline = allDoubtful
+		? `All ${metrics.total} items were doubtful (uncertain or sent to review), so none was routed: the figures below are the machine's guesses.`
+		: metrics.total
+			? `Answered ${metrics.answered} of ${metrics.total} items, ${rateWords(metrics.coverage, metrics.coverageInterval, false)}; ${right} of them right, ${rateWords(metrics.accuracy, metrics.accuracyInterval)}.`
+			: 'No item was evaluated.';
 	const sentences: string[] = [];
 	if (metrics.reviewedFrom.doubtfulOnly)
 		sentences.push(

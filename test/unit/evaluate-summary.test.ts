@@ -293,3 +293,18 @@ describe('forMachines', () => {
 		expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
 	});
 });
+
+describe('summaryOf on rows that were all doubtful', () => {
+	it('leads with the guesses, not "Answered 0"', () => {
+		const { metrics } = evaluate(decision, [
+			item('billing', 'uncertain', '__uncertain__', 0.55),
+			item('sales', 'uncertain', '__uncertain__', 0.52),
+		]);
+		const { headline, sentences } = summaryOf(metrics);
+		expect(headline).toBe(
+			"All 2 items were doubtful (uncertain or sent to review), so none was routed: the figures below are the machine's guesses.",
+		);
+		expect([headline, ...sentences].join(' ')).not.toContain('Answered 0');
+		expect(sentences.join(' ')).toContain('2 were doubtful');
+	});
+});
