@@ -23,6 +23,8 @@ export const LABELED_ROW_COLUMNS: ReadonlyArray<{
 	{ name: 'machine_status', type: 'string' },
 	{ name: 'machine_answer', type: 'string' },
 	{ name: 'confidence', type: 'number' },
+	{ name: 'stratum', type: 'string' },
+	{ name: 'audit_share', type: 'number' },
 	{ name: 'input', type: 'string' },
 	{ name: 'reviewed_at', type: 'string' },
 	{ name: 'execution_id', type: 'string' },
@@ -55,6 +57,13 @@ export interface ReviewRowInput {
 	machineStatus?: string;
 	machineAnswer: readonly string[];
 	confidence?: number;
+	/**
+	 * Why a person saw it: `doubtful` (Decide sent it to Uncertain or Pending Review, every such
+	 * item is sent to review) or `audited` (a confident answer picked by Decide's Audit Share, at
+	 * `auditShare`, a number 0–1). Evaluate weighs the two to estimate accuracy over all traffic.
+	 */
+	stratum?: ReviewStratum;
+	auditShare?: number;
 	/** What the decision was asked: a text, or the fields sent. */
 	input?: string | Record<string, unknown>;
 	reviewedAt: string;
@@ -110,6 +119,9 @@ export function storedReviewId(row: object): string | undefined {
 
 type Cell = string | number | boolean | null;
 
+/** Why a labeled row was reviewed: see ReviewRowInput.stratum. */
+export type ReviewStratum = 'doubtful' | 'audited';
+
 /**
  * The review of one item: `review_id` (one per review, reviewIdOf), `status`, `answer`, `agreed`, `note`, `feedback` (the text sent to the
  * service) as before, then what makes it a labeled item: the decision, its version, the run, the
@@ -139,6 +151,9 @@ export function reviewRow(review: ReviewRowInput): Record<string, Cell> {
 	if (review.machineAnswer.length || review.labels)
 		row.machine_answer = answerText(review.machineAnswer, review.labels);
 	if (review.confidence !== undefined) row.confidence = review.confidence;
+	if (review.stratum) row.stratum = review.stratum;
+	if (review.stratum === 'audited' && review.auditShare !== undefined)
+		row.audit_share = review.auditShare;
 	if (review.input !== undefined)
 		row.input = typeof review.input === 'string' ? review.input : JSON.stringify(review.input);
 	row.reviewed_at = review.reviewedAt;
