@@ -17,6 +17,13 @@ export interface ScoredItem {
 	 * `machine_status`): rows reviewed only from uncertain or pending runs are the hard cases.
 	 */
 	reviewedFrom?: unknown;
+	/**
+	 * Why a person saw it, as a stored review row says (`stratum`): `doubtful` or `audited`; none
+	 * on a row a team added by hand. Untrusted: anything else leaves the row out of `allTraffic`.
+	 */
+	stratum?: unknown;
+	/** An audited row's inclusion probability (`audit_share`, a number in (0, 1]). Untrusted. */
+	auditShare?: unknown;
 }
 
 export interface EvaluateOptions {
@@ -183,6 +190,60 @@ export interface DoubtfulMetrics {
 	byThreshold: DoubtfulRow[];
 }
 
+/** The rows of one stratum of the all-traffic estimate (src/evaluate/all-traffic.ts). */
+export interface TrafficStratum {
+	stratum: 'doubtful' | 'audited';
+	/** audited: the share its rows were picked at; null: doubtful (every such item is reviewed). */
+	auditShare: number | null;
+	/** Rows in the estimate, and of those the right ones (by answer, or by guess on a doubtful run). */
+	rows: number;
+	right: number;
+	/** The traffic its rows stand for, N̂_h: the rows (doubtful), or rows / share (audited). */
+	standsFor: number;
+	/** Its share of the traffic, W_h = N̂_h / Σ N̂. */
+	weight: number;
+}
+
+/**
+ * The machine's accuracy over all traffic, estimated from the doubtful and audited rows
+ * (Horvitz–Thompson, post-stratified by share; interval from stats.ts `stratifiedProportion`).
+ */
+export interface AllTrafficMetrics {
+	/** null when no audited row is in the estimate (see `reason`). */
+	accuracy: number | null;
+	/** Its 95 % interval; `n`: the rows in the estimate. */
+	accuracyInterval: RateInterval | null;
+	/** Why there is no figure: "not enough items yet (0 audited; about 138 needed for ± 5 points)". */
+	reason: string | null;
+	/** Rows in the estimate per stratum. */
+	rows: { doubtful: number; audited: number };
+	/** The traffic they stand for (N̂), per stratum and in all. */
+	standsFor: { doubtful: number; audited: number; total: number };
+	/** Doubtful first, then one per distinct audit share, largest first. */
+	strata: TrafficStratum[];
+	/**
+	 * Rows left out: `handAdded` (no stratum), `badStratum` (not doubtful or audited), `badShare`
+	 * (an audited row whose share is not a number in (0, 1]), `notJudged` (no answer, no guess).
+	 */
+	leftOut: {
+		handAdded: number;
+		badStratum: number;
+		badShare: number;
+		notJudged: number;
+		total: number;
+	};
+}
+
+/** The audited rows: how often an answer that went straight to its output is right (Wilson). */
+export interface ConfidentAccuracy {
+	/** right / n; null when no audited row (see `reason`). */
+	accuracy: number | null;
+	accuracyInterval: RateInterval | null;
+	right: number;
+	n: number;
+	reason: string | null;
+}
+
 export interface CommonMetrics {
 	/** Evaluated items (those with a problem are left out). */
 	total: number;
@@ -228,9 +289,14 @@ export interface CommonMetrics {
 	/**
 	 * Items that say which run a person reviewed (`reviewedFrom`), and of those, the ones reviewed
 	 * from a doubtful run (uncertain or pending). `doubtfulOnly`: every item says so and every one
-	 * was doubtful: the accuracy is that of the hard cases, not of all traffic.
+	 * was doubtful, and no audited row is in `allTraffic`: the accuracy is that of the hard cases,
+	 * not of all traffic.
 	 */
 	reviewedFrom: { told: number; doubtful: number; doubtfulOnly: boolean };
+	/** Accuracy over all traffic, from the rows' strata (null with a reason without audited rows). */
+	allTraffic: AllTrafficMetrics;
+	/** The audited rows' accuracy: the answers sent straight to their output. */
+	confidentAccuracy: ConfidentAccuracy;
 	items: ItemOutcome[];
 }
 

@@ -17,10 +17,13 @@
 // - Every rate has its 95 % Wilson interval beside it (`accuracyInterval`: low, high, n), null
 //   when the rate is. A recommended threshold is one the data supports: the interval's lower
 //   bound of the kept answers' accuracy reaches the target (tables.ts `supports`).
+// - Accuracy over all traffic weighs the doubtful and audited rows by the traffic they stand for
+//   (all-traffic.ts); a row is right by its answer, or on a doubtful run by its guess (`rightOf`).
 // - An expected answer the decision does not know fails that item (a problem naming the item's
 //   index, the key and the decision's keys); the other items are still evaluated.
 
 import { kindOf, readExpected } from '../kinds';
+import { allTrafficOf } from './all-traffic';
 import { marginOf, type EvaluationDecision } from './close-call';
 import type {
 	CommonMetrics,
@@ -45,6 +48,7 @@ import {
 } from './tables';
 
 export type * from './metrics-types';
+export { rightOf } from './all-traffic';
 
 /** 0.00, 0.05 … 0.95, as k / 20 so that 0.15 is the same number as the literal 0.15. */
 export const DEFAULT_THRESHOLDS: readonly number[] = Array.from({ length: 20 }, (_, k) => k / 20);
@@ -137,11 +141,14 @@ function sameKeys(a: string | string[], b: string | string[]): boolean {
 }
 
 /**
- * Evaluates labeled items: items whose expected answer the decision does not know are left out
- * and listed in `problems`; the others are measured. Pure: the same input gives the same figures.
+ * Which runs the scored items' people reviewed: see CommonMetrics.reviewedFrom. `audited`: rows
+ * in the all-traffic estimate picked by Audit Share; with one, the figures are not only the hard
+ * cases.
  */
-/** Which runs the scored items' people reviewed: see CommonMetrics.reviewedFrom. */
-function reviewedFromOf(scored: readonly ScoredItem[]): CommonMetrics['reviewedFrom'] {
+function reviewedFromOf(
+	scored: readonly ScoredItem[],
+	audited: number,
+): CommonMetrics['reviewedFrom'] {
 	const told = scored.filter(
 		(item) => typeof item.reviewedFrom === 'string' && item.reviewedFrom.trim() !== '',
 	);
@@ -151,10 +158,15 @@ function reviewedFromOf(scored: readonly ScoredItem[]): CommonMetrics['reviewedF
 	return {
 		told: told.length,
 		doubtful,
-		doubtfulOnly: told.length > 0 && told.length === scored.length && doubtful === told.length,
+		doubtfulOnly:
+			audited === 0 && told.length > 0 && told.length === scored.length && doubtful === told.length,
 	};
 }
 
+/**
+ * Evaluates labeled items: items whose expected answer the decision does not know are left out
+ * and listed in `problems`; the others are measured. Pure: the same input gives the same figures.
+ */
 export function evaluate(
 	decision: EvaluationDecision,
 	items: readonly ScoredItem[],
@@ -193,6 +205,8 @@ export function evaluate(
 	);
 	const coverageByGap = coverageTable(outcomes, options.gaps ?? DEFAULT_THRESHOLDS, (o) => o.gap);
 	const fresh = outcomes.filter((o) => o.charged > 0).length;
+	const scoredItems = judged.map(({ outcome }) => items[outcome.index]);
+	const { allTraffic, confidentAccuracy } = allTrafficOf(scoredItems, outcomes, targetAccuracy);
 	const common: CommonMetrics = {
 		total,
 		answered: answered.length,
@@ -231,7 +245,9 @@ export function evaluate(
 			options.confidenceThreshold,
 		),
 		confidenceThreshold: options.confidenceThreshold ?? null,
-		reviewedFrom: reviewedFromOf(judged.map(({ outcome }) => items[outcome.index])),
+		reviewedFrom: reviewedFromOf(scoredItems, allTraffic.rows.audited),
+		allTraffic,
+		confidentAccuracy,
 		items: outcomes,
 	};
 

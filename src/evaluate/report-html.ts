@@ -10,6 +10,8 @@ import type {
 } from './metrics';
 import {
 	NOT_YET,
+	allTrafficBasis,
+	hasStrata,
 	notYetCounts,
 	rateWords,
 	summaryOf,
@@ -131,9 +133,55 @@ function rateCell(value: number | null, interval: RateInterval | null): string {
 	return `<td>${formatRate(value)}${ci}</td>`;
 }
 
+/**
+ * The all-traffic tiles, when rows say why a person saw them: the estimate ("84–96%, 52 items
+ * standing for about 280") and the audited answers' accuracy; or what is missing.
+ */
+function allTrafficFigures(metrics: Metrics): string[] {
+	if (!hasStrata(metrics)) return [];
+	const { allTraffic, confidentAccuracy } = metrics;
+	if (allTraffic.accuracy === null || !allTraffic.accuracyInterval)
+		return [
+			figure(
+				'all-traffic',
+				'Accuracy over all traffic',
+				NOT_YET,
+				(allTraffic.reason ?? '').replace(NOT_YET, '').trim(),
+			),
+		];
+	return [
+		figure(
+			'all-traffic',
+			'Accuracy over all traffic (estimated)',
+			formatRate(allTraffic.accuracy),
+			`${intervalWords(allTraffic.accuracyInterval)}, from ${allTrafficBasis(metrics)}`,
+		),
+		rateFigure(
+			'confident',
+			'Answers sent straight to their output (audited)',
+			confidentAccuracy.accuracy,
+			confidentAccuracy.accuracyInterval,
+		),
+	];
+}
+
+/** The strata of the all-traffic estimate: rows, right, the traffic they stand for, their weight. */
+function strataTable(metrics: Metrics): string {
+	if (!hasStrata(metrics)) return '';
+	const { strata, leftOut } = metrics.allTraffic;
+	const rows = strata
+		.map(
+			(s) =>
+				`<tr><td>${s.stratum === 'doubtful' ? 'Doubtful (every one reviewed)' : `Audited at ${formatRate(s.auditShare)}`}</td><td>${s.rows}</td><td>${s.right}</td><td>${formatNumber(s.standsFor, 1)}</td><td>${formatRate(s.weight)}</td></tr>`,
+		)
+		.join('');
+	return `<h2>Accuracy over all traffic</h2><div class="scroll"><table class="strata"><thead><tr><th>Why a person saw it</th><th>Rows</th><th>Right</th><th>Stands for (items)</th><th>Weight</th></tr></thead><tbody>${rows}</tbody></table></div><p class="note">A doubtful row stands for itself (Decide sends every doubtful item to review); an audited row, picked at an Audit Share of 5%, stands for 20 items. Each row's accuracy is weighed by the traffic it stands for; the 95% interval is a stratified one (src/evaluate/stats.ts). Rows left out: ${leftOut.total} (${leftOut.handAdded} added by hand, ${leftOut.badStratum} with an unknown stratum, ${leftOut.badShare} with a bad audit share, ${leftOut.notJudged} with nothing to score).</p>`;
+}
+
 function headline(metrics: Metrics, summary: Summary): string {
 	const target = formatRate(metrics.targetAccuracy);
 	const figures = [
+		...allTrafficFigures(metrics),
 		rateFigure('accuracy', 'Accuracy (answered items)', metrics.accuracy, metrics.accuracyInterval),
 		rateFigure('coverage', 'Answered', metrics.coverage, metrics.coverageInterval),
 		rateFigure('uncertain', 'Uncertain', metrics.uncertainRate, metrics.uncertainRateInterval),
@@ -316,6 +364,7 @@ export function renderReport(metrics: Metrics, options: ReportOptions = {}): str
 	const sections = [
 		headline(metrics, options.summary ?? summaryOf(metrics)),
 		driftSection(options.drift),
+		strataTable(metrics),
 	];
 	if (metrics.type === 'route') {
 		sections.push(confusionTable(metrics.confusion), classTable('Per option', metrics.classes));

@@ -1,6 +1,7 @@
 import type { ItemOutcome, Metrics, NotYetSupported, RateInterval } from './metrics';
 import { DEFAULT_THRESHOLDS } from './metrics';
 import { intervalWords, itemCount, notYetSupported, rateInterval, supports } from './tables';
+import { NOT_YET, roughly } from './all-traffic';
 
 // The evaluation in people's words (a headline and a few sentences for the output panel) and the
 // report's JSON for machines: the API's snake_case, figures rounded to 4 decimals. Pure.
@@ -125,15 +126,8 @@ function lowest(
 	return { effect: null, notYet: notYetSupported(reached.value, right, kept, target) };
 }
 
-/** What a setting the data does not support yet says on a tile. */
-export const NOT_YET = 'not enough items yet';
-
-/** A count as "about" says it: exact below 100, else two significant digits (26856 → 27000). */
-function roughly(count: number): number {
-	if (count < 100) return count;
-	const step = 10 ** (Math.floor(Math.log10(count)) - 1);
-	return Math.round(count / step) * step;
-}
+/** What a setting the data does not support yet says on a tile (written once, in all-traffic.ts). */
+export { NOT_YET };
 
 /** "12; about 35 needed": the items a setting keeps, and about how many it needs. */
 export function notYetCounts(notYet: NotYetSupported): string {
@@ -314,6 +308,50 @@ function gapAdvice(
 	return { ...base, action: 'keep', value: null, change: null, words: `${head}: ${why}` };
 }
 
+/** Whether any row says why a person saw it (a stratum, good or bad): then the estimate is said. */
+export function hasStrata(metrics: Metrics): boolean {
+	const { rows, leftOut } = metrics.allTraffic;
+	return rows.doubtful + rows.audited + leftOut.total - leftOut.handAdded > 0;
+}
+
+/** "40 doubtful and 12 audited items, standing for about 280 items". */
+export function allTrafficBasis(metrics: Metrics): string {
+	const { rows, standsFor } = metrics.allTraffic;
+	return `${rows.doubtful} doubtful and ${rows.audited} audited ${rows.doubtful + rows.audited === 1 ? 'item' : 'items'}, standing for about ${itemCount(roughly(Math.round(standsFor.total)))}`;
+}
+
+/** The rows left out of the estimate, and why: "" when none was. */
+function leftOutWords(metrics: Metrics): string {
+	const { leftOut } = metrics.allTraffic;
+	const parts = [
+		leftOut.handAdded && `${leftOut.handAdded} added by hand (no stratum)`,
+		leftOut.badStratum && `${leftOut.badStratum} with a stratum other than doubtful or audited`,
+		leftOut.badShare &&
+			`${leftOut.badShare} audited with an audit share that is not a number above 0 and at most 1`,
+		leftOut.notJudged && `${leftOut.notJudged} with no answer or guess to score`,
+	].filter((part): part is string => Boolean(part));
+	return parts.length
+		? ` Left out of it: ${leftOut.total} ${leftOut.total === 1 ? 'row' : 'rows'}, ${parts.join(', ')}.`
+		: '';
+}
+
+/**
+ * Accuracy over all traffic and the confident answers' accuracy, when rows say why a person saw
+ * them (their stratum); nothing otherwise.
+ */
+function allTrafficSentences(metrics: Metrics): string[] {
+	if (!hasStrata(metrics)) return [];
+	const { allTraffic, confidentAccuracy } = metrics;
+	if (allTraffic.accuracy === null || allTraffic.reason)
+		return [
+			`Accuracy over all traffic: ${allTraffic.reason ?? NOT_YET}: set Decide's Audit Share (Decide → Options → Audit Share (%)) so that a sample of the confident answers is reviewed too.${leftOutWords(metrics)}`,
+		];
+	return [
+		`Accuracy over all traffic (estimated from ${allTrafficBasis(metrics)}): ${percent(allTraffic.accuracy)} (95% interval ${intervalWords(allTraffic.accuracyInterval)}).${leftOutWords(metrics)}`,
+		`Answers sent straight to their output: right on ${confidentAccuracy.right} of ${confidentAccuracy.n} audited (95% interval ${intervalWords(confidentAccuracy.accuracyInterval)}).`,
+	];
+}
+
 /** The evaluation in people's words; `cost`: what the node charged (costSentence). */
 export function summaryOf(metrics: Metrics, cost: Cost = costOfMetrics(metrics)): Summary {
 	const answered = metrics.items.filter((outcome) => outcome.answered);
@@ -337,7 +375,7 @@ export function summaryOf(metrics: Metrics, cost: Cost = costOfMetrics(metrics))
 		: metrics.total
 			? `Answered ${metrics.answered} of ${metrics.total} items, ${rateWords(metrics.coverage, metrics.coverageInterval, false)}; ${right} of them right, ${rateWords(metrics.accuracy, metrics.accuracyInterval)}.`
 			: 'No item was evaluated.';
-	const sentences: string[] = [];
+	const sentences: string[] = allTrafficSentences(metrics);
 	if (metrics.reviewedFrom.doubtfulOnly)
 		sentences.push(
 			`Every item was reviewed from a doubtful run (machine status uncertain or pending): the accuracy is that of the hard cases, not of all traffic.`,

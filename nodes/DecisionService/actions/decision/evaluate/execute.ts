@@ -9,7 +9,7 @@
  */
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 import type { DecisionClient } from '../../../../../src/client';
-import type { RunAnswer } from '../../../../../src/contract';
+import { ownValue, type RunAnswer } from '../../../../../src/contract';
 import { readAnswer, type ItemAnswer } from '../../../../../src/answer';
 import { kindOf } from '../../../../../src/kinds';
 import {
@@ -21,11 +21,11 @@ import {
 	figuresRow,
 	readFiguresRow,
 	recentEvidence,
+	rightOf,
 	summaryOf,
 	versionEvidence,
 	type Evidence,
 	type EvaluationDecision,
-	type ItemOutcome,
 	type Metrics,
 	type ScoredItem,
 } from '../../../../../src/evaluate';
@@ -90,10 +90,6 @@ function goingOn(context: IExecuteFunctions): IExecuteFunctions {
 const unique = (values: string[]) => [...new Set(values)];
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-/** Right by its answer, or (a doubtful row) by its guess; null: neither to judge. */
-const rightOf = (outcome: ItemOutcome): boolean | null =>
-	outcome.correct ?? outcome.guessRight ?? null;
 
 /**
  * The tests behind the watch's alert: the rows reviewed within the window against the rows before
@@ -243,9 +239,14 @@ export async function execute(
 
 	// 3. The figures, over the scored items; outcomes name the input item.
 	const scoring = scoreItems(items.length, checked, carried, repeats, results, readRun, plan.left);
-	// The run a person reviewed, as a stored row says: rows only from doubtful runs are the hard cases.
+	// The run a person reviewed, as a stored row says: rows only from doubtful runs are the hard
+	// cases. Why a person saw it (`stratum`, `audit_share`: the row's own cells, untrusted) weighs
+	// the row in the accuracy over all traffic.
 	scoring.scored.forEach((scored, at) => {
-		scored.reviewedFrom = items[scoring.scoredIndexes[at]].json.machine_status;
+		const json = items[scoring.scoredIndexes[at]].json;
+		scored.reviewedFrom = json.machine_status;
+		scored.stratum = ownValue(json, 'stratum');
+		scored.auditShare = ownValue(json, 'audit_share');
 	});
 	const evaluateOptions = { targetAccuracy, confidenceThreshold: decision.confidence_threshold };
 	const { metrics } = evaluate(evaluationDecision, scoring.scored, evaluateOptions);
