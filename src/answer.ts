@@ -39,6 +39,8 @@ export interface ItemAnswer {
 	closeCall?: { runnerUp?: string; gap?: number };
 	/** Why Decide sent it to Other, when it did. */
 	routingNote?: string;
+	/** Decide's Audit Share picked this confident answer for a person to check, at this share (0–1). */
+	auditShare?: number;
 }
 
 const asString = (value: unknown): string | undefined =>
@@ -142,6 +144,8 @@ export function readAnswer(
 	];
 	for (const [name, each] of optional)
 		if (each !== undefined) Object.assign(read, { [name]: each });
+	const auditShare = asNumber(ownValue(value, 'audit_share'));
+	if (auditShare !== undefined && auditShare > 0 && auditShare <= 1) read.auditShare = auditShare;
 	if (ownValue(value, 'close_call') === true) {
 		read.closeCall = {
 			runnerUp: asString(ownValue(value, 'runner_up')),

@@ -5,7 +5,8 @@ import type {
 	ResourceMapperFields,
 	ResourceMapperValue,
 } from 'n8n-workflow';
-import type { ContextField, Decision } from '../../../src/contract';
+import { ownValue, type ContextField, type Decision } from '../../../src/contract';
+import { auditFraction } from '../../../src/audit';
 import { forReview, OUTPUTS_LIST_PARAMETER, outputsListFor } from '../outputs/list';
 import { toNodeError } from '../errors';
 import { autoMapNotice } from '../pipeline/fields';
@@ -80,7 +81,12 @@ export async function getRouteOutputs(this: ILoadOptionsFunctions): Promise<Reso
 	) {
 		return { fields: [] };
 	}
-	const fields = outputsListFor(decision, savedSchema);
+	// Decide's Audit Share set: the list gains an Audit output (kept once added, see list.ts).
+	const options = this.getCurrentNodeParameter('options');
+	const audit =
+		this.getCurrentNodeParameter('operation') !== 'review' &&
+		auditFraction(ownValue(options, 'auditShare')) > 0;
+	const fields = outputsListFor(decision, savedSchema, { audit });
 	// As a tool, the list only names the answers in the agent's description: shown, not edited.
 	if (this.getNode().type.endsWith('Tool')) {
 		return { fields: fields.map((field) => ({ ...field, readOnly: true })) };

@@ -62,7 +62,8 @@ export function configuredOutputs(parameters: INodeParameters): INodeOutputConfi
 		if (field.display === false) continue;
 		const fixedIndex = fixed.indexOf(field.id);
 		const isFixed = fixedIndex !== -1;
-		if (review && isFixed) continue;
+		// Audit (Decide's Audit Share) holds copies of machine answers: not one of Review's outputs.
+		if (review && (isFixed || field.id === '__out_audit__')) continue;
 		if (isFixed) present[fixedIndex] = true;
 		let rename: unknown;
 		for (let each = 0; each < renames.length; each++) {

@@ -10,6 +10,7 @@ import {
 	NO_LABEL_KEY,
 	isErrorKeeper,
 	isFixedEntry,
+	isMachineOnlyEntry,
 	type OutputsListEntry,
 } from './list';
 
@@ -22,6 +23,8 @@ export interface OutputsLayout {
 	other: number;
 	/** Outputs standing where n8n's error output was before a refresh added outputs (see ENTRY.errorKeeperPrefix). */
 	errorKeepers: number[];
+	/** The Audit output (copies of the confident answers Audit Share picked), when the list has one. */
+	audit?: number;
 	count: number;
 }
 
@@ -35,6 +38,7 @@ export function outputsLayout(schema: ReadonlyArray<string | OutputsListEntry>):
 	const indexOf = new Map<string, number>();
 	const fixedAt = new Map<string, number>();
 	const errorKeepers: number[] = [];
+	let audit: number | undefined;
 	let count = 0;
 	for (const entry of schema) {
 		const field: OutputsListEntry = typeof entry === 'string' ? { id: entry } : entry;
@@ -47,6 +51,7 @@ export function outputsLayout(schema: ReadonlyArray<string | OutputsListEntry>):
 		}
 		if (isFixed) fixedAt.set(field.id, count);
 		else if (isErrorKeeper(field.id)) errorKeepers.push(count);
+		else if (field.id === ENTRY.audit) audit = count;
 		else indexOf.set(field.id, count);
 		count++;
 	}
@@ -58,6 +63,7 @@ export function outputsLayout(schema: ReadonlyArray<string | OutputsListEntry>):
 		pending: fixedAt.get(ENTRY.pending)!,
 		other: fixedAt.get(ENTRY.other)!,
 		errorKeepers,
+		...(audit === undefined ? {} : { audit }),
 		count,
 	};
 }
@@ -98,7 +104,7 @@ export function reviewLayout(schema: ReadonlyArray<string | OutputsListEntry>): 
 	let count = 1;
 	for (const entry of schema) {
 		const field: OutputsListEntry = typeof entry === 'string' ? { id: entry } : entry;
-		if (field.display === false || isFixedEntry(field.id)) continue;
+		if (field.display === false || isMachineOnlyEntry(field.id)) continue;
 		// A deleted key keeps its (empty) output, as in Decide.
 		if (!isErrorKeeper(field.id) && field.removed !== true) indexOf.set(field.id, count);
 		count++;

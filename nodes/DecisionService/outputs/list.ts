@@ -31,6 +31,8 @@ export const ENTRY = {
 	uncertain: '__out_uncertain__',
 	pending: '__out_pending__',
 	other: '__out_other__',
+	/** Copies of the confident answers Decide's Audit Share picked (added once a share is set). */
+	audit: '__out_audit__',
 	/** `__out_error_<n>__`: where n8n's error output was before a refresh added outputs. */
 	errorKeeperPrefix: '__out_error_',
 } as const;
@@ -52,6 +54,8 @@ export const FIXED_OUTPUT_NAMES = {
 } as const;
 
 export const ERROR_KEEPER_NAME = 'Error (kept in place)';
+
+export const AUDIT_OUTPUT_NAME = 'Audit';
 
 /**
  * Review's first output: items nobody reviewed. First because n8n, when a wait's time limit
@@ -79,6 +83,8 @@ export interface SavedOutputsList {
 export const isFixedEntry = (id: string): boolean =>
 	(FIXED_ENTRY_IDS as readonly string[]).includes(id);
 export const isErrorKeeper = (id: string): boolean => id.startsWith(ENTRY.errorKeeperPrefix);
+/** Entries that are no answer of the decision: Review has no output for them. */
+export const isMachineOnlyEntry = (id: string): boolean => isFixedEntry(id) || id === ENTRY.audit;
 
 // ---------------------------------------------------------------------------------------------
 // The merge a refresh does (methods/resource-mapping.ts serves it to the editor).
@@ -159,11 +165,23 @@ function savedForThisDecision(
 	return saved.some((field) => keys.includes(field.id));
 }
 
-/** The list for a decision picked anew: its keys, then Uncertain, Pending Review and Other. */
-export function freshOutputsList(decision: DecisionShape): ResourceMapperField[] {
+/** What the node asks of its list besides the decision: an Audit output (Decide's Audit Share set). */
+export interface OutputsListWants {
+	audit?: boolean;
+}
+
+/**
+ * The list for a decision picked anew: its keys, then Uncertain, Pending Review and Other, then
+ * Audit when an audit share is set.
+ */
+export function freshOutputsList(
+	decision: DecisionShape,
+	wants: OutputsListWants = {},
+): ResourceMapperField[] {
 	return [
 		...decisionKeys(decision).map((key) => entry(key, keyName(key))),
 		...FIXED_ENTRY_IDS.map((id) => entry(id, FIXED_OUTPUT_NAMES[id])),
+		...(wants.audit ? [entry(ENTRY.audit, AUDIT_OUTPUT_NAME)] : []),
 		...metaEntries(decision),
 	];
 }
@@ -173,17 +191,20 @@ export function freshOutputsList(decision: DecisionShape): ResourceMapperField[]
  * never uncertain or pending, so they are not Review's outputs; kept, so a refresh keeps places).
  */
 export function forReview(fields: ResourceMapperField[]): ResourceMapperField[] {
-	return fields.map((field) => (isFixedEntry(field.id) ? { ...field, display: false } : field));
+	return fields.map((field) =>
+		isMachineOnlyEntry(field.id) ? { ...field, display: false } : field,
+	);
 }
 
 /** The saved list merged with the decision as the service has it now (see the file's comment). */
 export function outputsListFor(
 	decision: DecisionShape,
 	saved: readonly ResourceMapperField[] | undefined,
+	wants: OutputsListWants = {},
 ): ResourceMapperField[] {
 	const keys = decisionKeys(decision);
 	if (!saved?.length || !savedForThisDecision(decision, saved, keys)) {
-		return freshOutputsList(decision);
+		return freshOutputsList(decision, wants);
 	}
 
 	const merged: ResourceMapperField[] = [];
@@ -197,6 +218,9 @@ export function outputsListFor(
 			});
 		} else if (isErrorKeeper(field.id)) {
 			merged.push({ ...entry(field.id, ERROR_KEEPER_NAME), removed: field.removed });
+		} else if (field.id === ENTRY.audit) {
+			// Once added it stays, share or none: removing it would move n8n's error output.
+			merged.push({ ...entry(field.id, AUDIT_OUTPUT_NAME), removed: field.removed });
 		} else if (keys.includes(field.id)) {
 			merged.push({ ...entry(field.id, keyName(field.id)), removed: field.removed });
 		} else {
@@ -212,10 +236,12 @@ export function outputsListFor(
 		if (!seen.has(id)) merged.push(entry(id, FIXED_OUTPUT_NAMES[id]));
 	}
 	const added = keys.filter((key) => !seen.has(key));
-	if (added.length) {
+	const addAudit = wants.audit === true && !seen.has(ENTRY.audit);
+	if (added.length || addAudit) {
 		const keepers = merged.filter((field) => isErrorKeeper(field.id)).length;
 		merged.push(entry(`${ENTRY.errorKeeperPrefix}${keepers + 1}__`, ERROR_KEEPER_NAME));
 		for (const key of added) merged.push(entry(key, keyName(key)));
+		if (addAudit) merged.push(entry(ENTRY.audit, AUDIT_OUTPUT_NAME));
 	}
 	return [...merged, ...metaEntries(decision)];
 }

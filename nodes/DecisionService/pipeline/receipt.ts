@@ -28,12 +28,22 @@ export const newStats = (): DecideStats => ({
 const plural = (count: number, one: string, many = `${one}s`) =>
 	`${count} ${count === 1 ? one : many}`;
 
+/** Audit Share in this run: the answers picked, the share, whether the list has an Audit output. */
+export interface AuditTally {
+	picked: number;
+	fraction: number;
+	hasOutput: boolean;
+	/** Single Output: one output for every item, so the picked answers are only marked. */
+	single?: boolean;
+}
+
 /** The receipt's lines, from the stats, the results and the items placed on each named output. */
 export function receiptHints(
 	stats: DecideStats,
 	results: ReadonlyArray<RunAnswer | Error>,
 	outputs: ReadonlyArray<{ name: string; items: INodeExecutionData[] }>,
 	closeCalls = 0,
+	audit: AuditTally = { picked: 0, fraction: 0, hasOutput: false },
 ): NodeExecutionHint[] {
 	const runs = results.filter((result): result is RunAnswer => !(result instanceof Error));
 	const failed = results.length - runs.length;
@@ -77,6 +87,24 @@ export function receiptHints(
 			type: 'info',
 			location: 'outputPane',
 		});
+	}
+	if (audit.fraction > 0) {
+		const share = `${Math.round(audit.fraction * 1000) / 10} %`;
+		hints.push(
+			audit.hasOutput || audit.single
+				? {
+						message: audit.hasOutput
+							? `Audit Share ${share}: ${plural(audit.picked, 'confident answer')} also sent to Audit for a person to check.`
+							: `Audit Share ${share}: ${plural(audit.picked, 'confident answer')} marked audit_share (Single Output has no Audit output).`,
+						type: 'info',
+						location: 'outputPane',
+					}
+				: {
+						message: `Audit Share ${share} is set but the Outputs list has no Audit output: refresh the Outputs list to add it (${plural(audit.picked, 'answer')} marked audit_share, no copy sent).`,
+						type: 'warning',
+						location: 'outputPane',
+					},
+		);
 	}
 	if (stats.overBudget) {
 		hints.push({

@@ -116,6 +116,16 @@ const properties: INodeProperties[] = [
 		default: {},
 		options: [
 			{
+				displayName: 'Audit Share (%)',
+				name: 'auditShare',
+				type: 'number',
+				typeOptions: { minValue: 0, maxValue: 100, numberPrecision: 1 },
+				default: 0,
+				description:
+					'Percent of confident answers a person also checks: a copy goes to the Audit output, the item still goes to its answer. The same input is always picked or never. Once set, refresh the Outputs list to add Audit. At 5 and 200 items a day: about 10 to check.',
+				displayOptions: { hide: { '@tool': [true] } },
+			},
+			{
 				displayName: 'Close Call Gap',
 				name: 'closeCallGap',
 				type: 'number',
@@ -204,6 +214,7 @@ export const description = updateDisplayOptions(
 
 /** Decide's options as the node reads them (the API's own `options` is DecideRequestOptions). */
 export interface DecideNodeOptions {
+	auditShare?: number;
 	closeCallGap?: number;
 	concurrency?: number;
 	maxDecides?: number;

@@ -16,6 +16,56 @@ import { closeCallFields, closeCallOf } from '../../../pipeline/close-calls';
 import { addHints, newStats, receiptHints } from '../../../pipeline/receipt';
 import { prepareItems } from '../../../pipeline/prepare';
 import { decideAll } from '../../../pipeline/decide-all';
+import { anomalyOf } from '../../../outputs/targets';
+import type { Prepared } from '../../../pipeline/prepare';
+import type { DecideInput } from '../../../pipeline/input';
+import { auditFraction, auditQueueRow, inAuditSample } from '../../../../../src/audit';
+import { answerText, kindOfRun } from '../../../../../src/kinds';
+
+/** Audit Share: what picking an item for the audit sample needs besides its run. */
+interface AuditSampling {
+	/** The share as a fraction (0 = off). */
+	fraction: number;
+	prepared: Prepared[];
+	executionId?: string;
+	workflowId?: string;
+	queuedAt: string;
+}
+
+/**
+ * The audit row of a confident answer the sample picks (src/audit.ts), or undefined: an answer
+ * that went to Uncertain, Pending Review or Other, or an item outside the sample.
+ */
+function auditRowOf(
+	sampling: AuditSampling,
+	itemIndex: number,
+	run: RunAnswer,
+	answer: Record<string, unknown>,
+	resultField: string,
+): Record<string, string | number> | undefined {
+	const prepared = sampling.prepared[itemIndex];
+	if (!sampling.fraction || !prepared || 'error' in prepared) return undefined;
+	const kind = kindOfRun(run);
+	const keys = kind?.answerOf(run);
+	if (run.status !== 'ok' || !kind || !keys || anomalyOf(run) !== undefined) return undefined;
+	if (!inAuditSample(prepared.slug, prepared.input, sampling.fraction)) return undefined;
+	const asked: DecideInput = prepared.input;
+	return auditQueueRow({
+		decision: prepared.slug,
+		version: run.version,
+		runId: run.run_id,
+		machineAnswer: answerText(kind, keys),
+		confidence: run.confidence,
+		fraction: sampling.fraction,
+		item: {
+			...(typeof asked === 'string' ? { text: asked } : jsonCopy(asked)),
+			[resultField]: answer,
+		},
+		queuedAt: sampling.queuedAt,
+		executionId: sampling.executionId,
+		workflowId: sampling.workflowId,
+	});
+}
 
 /**
  * Each result on its outputs. A failed item (continue-on-fail) on Other or the only output, and
@@ -30,7 +80,8 @@ function placeResults(
 	single: { index: number; count: number },
 	options: DecideNodeOptions,
 	usesErrorOutput: boolean,
-	closeCalls: { count: number },
+	tally: { closeCalls: number; audited: number },
+	sampling: AuditSampling,
 ): INodeExecutionData[][] {
 	const outputs: INodeExecutionData[][] = Array.from(
 		{ length: layout ? layout.count : single.count },
@@ -64,12 +115,21 @@ function placeResults(
 		const close = note ? undefined : closeCallOf(result, layout, options.closeCallGap);
 		if (close) {
 			Object.assign(answer, closeCallFields(close));
-			closeCalls.count++;
+			tally.closeCalls++;
+		}
+		// Audit Share: a confident answer in the sample is marked, and its row goes to Audit.
+		const auditRow =
+			note || close ? undefined : auditRowOf(sampling, itemIndex, result, answer, resultField);
+		if (auditRow) {
+			answer.audit_share = sampling.fraction;
+			tally.audited++;
 		}
 		const json = { ...item.json, [resultField]: answer };
 		const targets = layout ? targetsFor(result, layout, close !== undefined) : [single.index];
 		for (const [target, each] of itemPerTarget({ json, binary: item.binary, pairedItem }, targets))
 			outputs[target].push(each);
+		if (auditRow && layout?.audit !== undefined)
+			outputs[layout.audit].push({ json: auditRow, pairedItem });
 	});
 	return outputs;
 }
@@ -88,14 +148,11 @@ export async function execute(
 	// the service checks them instead, and its 400 is not charged.
 	const validate = options.validateInput !== false && !options.version;
 	const stats = newStats();
-	const decideEach = async () =>
-		await decideAll(
-			this,
-			client,
-			await prepareItems(this, items, client, validate),
-			options,
-			stats,
-		);
+	let prepared: Prepared[] = [];
+	const decideEach = async () => {
+		prepared = await prepareItems(this, items, client, validate);
+		return await decideAll(this, client, prepared, options, stats);
+	};
 	if (runsAsTool(this)) return await answerToolCall(items, decideEach);
 	// Single Output keeps the saved list too (description.ts): its items leave after the kept outputs.
 	const routes = this.getNodeParameter(
@@ -109,7 +166,14 @@ export async function execute(
 	const single = singleOutputPlace(schema);
 	const results = await decideEach();
 	const usesErrorOutput = this.getNode().onError === 'continueErrorOutput';
-	const closeCalls = { count: 0 };
+	const tally = { closeCalls: 0, audited: 0 };
+	const sampling: AuditSampling = {
+		fraction: auditFraction(options.auditShare),
+		prepared,
+		executionId: this.getExecutionId(),
+		workflowId: this.getWorkflow().id,
+		queuedAt: new Date().toISOString(),
+	};
 	const outputs = placeResults(
 		items,
 		results,
@@ -117,7 +181,8 @@ export async function execute(
 		single,
 		options,
 		usesErrorOutput,
-		closeCalls,
+		tally,
+		sampling,
 	);
 	// The receipt: what this run spent and where its items went, as the canvas shows them: n8n
 	// moves a failed item (its json only the error) to its own Error output after this returns.
@@ -131,6 +196,14 @@ export async function execute(
 		items: each.filter((item) => !movedToError(item)),
 	}));
 	shown.push({ name: 'Error', items: outputs.flat().filter(movedToError) });
-	addHints(this, receiptHints(stats, results, shown, closeCalls.count));
+	addHints(
+		this,
+		receiptHints(stats, results, shown, tally.closeCalls, {
+			picked: tally.audited,
+			fraction: sampling.fraction,
+			hasOutput: layout?.audit !== undefined,
+			single: layout === undefined,
+		}),
+	);
 	return outputs;
 }

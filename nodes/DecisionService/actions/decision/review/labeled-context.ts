@@ -5,6 +5,8 @@
 import type { IWebhookFunctions, INodeExecutionData } from 'n8n-workflow';
 import type { DecisionClient } from '../../../../../src/client';
 import { ownValue } from '../../../../../src/contract';
+import { readAnswer } from '../../../../../src/answer';
+import type { ReviewStratum } from '../../../../../src/evaluate/labeled-row';
 import { askedInputs, decideSourceOf, resultFieldOf } from './asked';
 
 export interface LabeledContext {
@@ -39,4 +41,21 @@ export async function labeledContext(
 export function versionOf(item: INodeExecutionData, resultField: string): number | undefined {
 	const version = ownValue(ownValue(item.json, resultField), 'version');
 	return typeof version === 'number' && Number.isInteger(version) ? version : undefined;
+}
+
+/**
+ * Why a person saw the item, from the answer Decide wrote on it: `audited` when Audit Share picked
+ * it (with its share), `doubtful` when Decide sent it to Uncertain or Pending Review (a close call
+ * included); neither for an item that did not come from Decide that way (a failed item, Other).
+ */
+export function strataOf(
+	item: INodeExecutionData,
+	resultField: string,
+): { stratum?: ReviewStratum; auditShare?: number } {
+	const answer = readAnswer(ownValue(item.json, resultField));
+	if (!answer) return {};
+	if (answer.auditShare !== undefined) return { stratum: 'audited', auditShare: answer.auditShare };
+	if (answer.status === 'uncertain' || answer.status === 'pending' || answer.closeCall)
+		return { stratum: 'doubtful' };
+	return {};
 }

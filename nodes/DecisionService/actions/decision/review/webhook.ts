@@ -26,29 +26,28 @@ import {
 } from '../../../../../src/review';
 import { decisionKeys, OUTPUTS_LIST_PARAMETER } from '../../../outputs/list';
 import { reviewLayout } from '../../../outputs/layout';
-import type { DecisionClient } from '../../../../../src/client';
+import { BoundedCache, type DecisionClient } from '../../../../../src/client';
 import { createDecisionClient } from '../../../transport';
 import { reviewRow } from '../../../../../src/evaluate/labeled-row';
 import { itemPerTarget, pickTargets } from '../../../outputs/targets';
 import { askedInputs, decideSourceOf, resultFieldOf } from './asked';
-import { labeledContext, versionOf } from './labeled-context';
+import { labeledContext, strataOf, versionOf } from './labeled-context';
 import type { ReviewNodeOptions } from './description';
 import { REVIEW_FIELD, REVIEW_UNTIL } from './execute';
 import { routeOnResume } from './resume';
 import { reviewAnswers, reviewPageOf } from './page-data';
 
+/** Most executions remembered; n8n's own refusal covers older ones (they resumed long ago). */
+const SUBMITTED_KEPT = 10_000;
+
 /**
  * Executions whose review was submitted in this process. n8n refuses a link once its execution
  * resumed; this closes the moment between a submit and that (two taps on Submit).
  */
-const submitted = new Set<string>();
-
-/** Most executions remembered; n8n's own refusal covers older ones (they resumed long ago). */
-const SUBMITTED_KEPT = 10_000;
+const submitted = new BoundedCache<string, true>({ maxEntries: SUBMITTED_KEPT, ttlMs: Infinity });
 
 function markSubmitted(executionId: string): void {
-	submitted.add(executionId);
-	if (submitted.size > SUBMITTED_KEPT) submitted.delete(submitted.values().next().value!);
+	submitted.set(executionId, true);
 }
 
 type Response = ReturnType<IWebhookFunctions['getResponseObject']>;
@@ -238,6 +237,7 @@ async function answer(n8n: IWebhookFunctions, res: Response): Promise<IWebhookRe
 			machineStatus: shown?.status,
 			machineAnswer: machine,
 			confidence: shown?.confidence,
+			...strataOf(item, labeled.resultField),
 			input: labeled.inputs[index],
 			reviewedAt,
 			executionId,
