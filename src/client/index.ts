@@ -3,6 +3,7 @@ export * from './errors';
 export { errorFromResponse } from './error-from-response';
 export * from './transport';
 export { RateGate, rateGateFor } from './rate-gate';
+export { BoundedCache, type BoundedCacheOptions } from './bounded-cache';
 export type { RateWindowInfo } from './rate-headers';
 export {
 	ConcurrencyLimiter,

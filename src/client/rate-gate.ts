@@ -32,8 +32,10 @@
  *
  * Shared by every client of one base URL and key in the process (parallel executions share the
  * budget); across processes the service's 429s are the shared truth. No timers: callers wait
- * with their own sleep for the time tryReserve says.
+ * with their own sleep for the time tryReserve says. A request holds its key's gate from start to
+ * end (`acquire`), so the process keeps it while it is used and may drop it once idle (RateGates).
  */
+import { BoundedCache } from './bounded-cache';
 import { RATE_WINDOW_MAX_MS, type RateWindowInfo } from './rate-headers';
 
 export type Reservation = { ticket: number } | { waitMs: number };
@@ -98,8 +100,26 @@ export class RateGate {
 	static readonly maxAloneMs = 500;
 	/** How long the window's first request goes alone: 1.5 × the last refusal of a lone one took. */
 	private aloneMs = RateGate.firstAloneMs;
+	/** Requests of this key under way (waiting, in flight, or between retries). */
+	private holders = 0;
 
 	constructor(private readonly now: () => number) {}
+
+	/** A request of this key is under way: the gate is not dropped until the returned release. */
+	acquire(): () => void {
+		this.holders += 1;
+		let released = false;
+		return () => {
+			if (released) return;
+			released = true;
+			this.holders -= 1;
+		};
+	}
+
+	/** Held by a request under way: its process must keep it. */
+	get inUse(): boolean {
+		return this.holders > 0;
+	}
 
 	/** When a request of this key was last answered 2xx: the key is moving, not stuck. */
 	get progressAt(): number | undefined {
@@ -317,17 +337,53 @@ export class RateGate {
 	}
 }
 
-const gates = new Map<string, RateGate>();
+/** How long a key's gate is kept after its last request, and how many keys are kept. */
+export const RATE_GATE_IDLE_MS = 60 * 60_000;
+export const RATE_GATES_KEPT = 1_000;
+
+/**
+ * The gates of this process, one per (base URL, key). Bounded, so a process that sees many keys
+ * over its life (rotated keys, many credentials) does not keep one gate per key forever: a gate
+ * goes once no request of its key started for RATE_GATE_IDLE_MS (its window, at most a minute, is
+ * long over; what it learned of the plan comes back with the next answers), or, beyond
+ * RATE_GATES_KEPT keys, the one whose requests started longest ago goes first. A gate a request
+ * holds is never dropped: two gates for one key would each spend the key's budget.
+ */
+export class RateGates {
+	private readonly gates: BoundedCache<string, RateGate>;
+
+	constructor(maxKeys = RATE_GATES_KEPT, idleMs = RATE_GATE_IDLE_MS, now: () => number = Date.now) {
+		this.gates = new BoundedCache({
+			maxEntries: maxKeys,
+			ttlMs: idleMs,
+			now,
+			inUse: (gate) => gate.inUse,
+		});
+	}
+
+	/**
+	 * The gate of `identity`, made with the clock `now` when there is none. Each call counts as a
+	 * use: the gate is kept RATE_GATE_IDLE_MS from now, and is the last to go by count.
+	 */
+	for(identity: string, now: () => number): RateGate {
+		const gate = this.gates.get(identity) ?? new RateGate(now);
+		this.gates.set(identity, gate);
+		return gate;
+	}
+
+	get size(): number {
+		return this.gates.size;
+	}
+}
+
+const gates = new RateGates();
 
 /**
  * The gate of one (base URL, key) pair in this process. The map key is only held in memory and
- * never printed; callers may pass a digest instead of the raw key.
+ * never printed; callers may pass a digest instead of the raw key. Look it up per request and
+ * `acquire` it for the request's time: a gate kept by a client across idle hours may have been
+ * dropped meanwhile.
  */
 export function rateGateFor(identity: string, now: () => number = Date.now): RateGate {
-	let gate = gates.get(identity);
-	if (!gate) {
-		gate = new RateGate(now);
-		gates.set(identity, gate);
-	}
-	return gate;
+	return gates.for(identity, now);
 }

@@ -1,4 +1,5 @@
 import type { Decision } from '../contract';
+import { BoundedCache } from './bounded-cache';
 
 /** How long a decision fetched to check inputs serves later executions of the same process as is. */
 export const DECISION_REUSE_MS = 60_000;
@@ -43,7 +44,14 @@ export interface RecentDecision {
  * charged). The decision is only used for these checks; routing follows the node's Outputs list.
  */
 export class RecentDecisions {
-	private readonly kept = new Map<string, Fetched>();
+	/**
+	 * By count only: age is judged by `get` against the caller's clock (a copy past
+	 * DECISION_STALE_MAX_MS is fetched anew and replaces it). The first key is the oldest fetched.
+	 */
+	private readonly kept = new BoundedCache<string, Fetched>({
+		maxEntries: MAX_KEPT,
+		ttlMs: Infinity,
+	});
 	/** Refreshes in flight, each settling once its copy is kept or its fetch failed. */
 	private readonly refreshes = new Set<Promise<void>>();
 
@@ -115,13 +123,7 @@ export class RecentDecisions {
 	}
 
 	private keep(key: string, fetched: Fetched): void {
-		// Re-inserted, so the Map's order is the order of fetching: the first key is the oldest.
-		this.kept.delete(key);
 		this.kept.set(key, fetched);
-		if (this.kept.size > MAX_KEPT) {
-			const oldest = this.kept.keys().next();
-			if (!oldest.done) this.kept.delete(oldest.value);
-		}
 	}
 }
 

@@ -134,7 +134,6 @@ type ResolvedOptions = Required<
 export class Requester {
 	private readonly baseUrl: string;
 	private readonly options: ResolvedOptions;
-	private readonly gate: RateGate;
 	private readonly limiter: ConcurrencyLimiter;
 	/** Whose rate window and recent decisions these are: base URL and key digest (never printed). */
 	readonly identity: string;
@@ -153,7 +152,6 @@ export class Requester {
 			secrets: options.secrets ?? [],
 		};
 		this.identity = options.rateGateKey ?? this.baseUrl;
-		this.gate = rateGateFor(this.identity, this.options.now);
 		checkCapacity(this.options.concurrency);
 		this.limiter = new ConcurrencyLimiter(this.options.concurrency);
 	}
@@ -171,8 +169,26 @@ export class Requester {
 		return this.limiter.run(() => this.sendWithRetries(operation, signal));
 	}
 
-	/** The request, repeated while retry.ts allows it, waiting on the rate gate before each send. */
+	/**
+	 * The request with its key's rate gate, looked up now and held to its end: the process drops
+	 * a gate only while no request holds it (rate-gate.ts, RateGates).
+	 */
 	private async sendWithRetries<T>(operation: Operation<T>, signal?: AbortSignal): Promise<T> {
+		const gate = rateGateFor(this.identity, this.options.now);
+		const release = gate.acquire();
+		try {
+			return await this.attempts(gate, operation, signal);
+		} finally {
+			release();
+		}
+	}
+
+	/** The request, repeated while retry.ts allows it, waiting on the rate gate before each send. */
+	private async attempts<T>(
+		gate: RateGate,
+		operation: Operation<T>,
+		signal?: AbortSignal,
+	): Promise<T> {
 		const { maxRetries, timeoutMs, now } = this.options;
 		const url = `${this.baseUrl}${operation.path}`;
 		const body = operation.body === undefined ? undefined : JSON.stringify(operation.body);
@@ -181,7 +197,7 @@ export class Requester {
 		let consecutive429s = 0;
 		for (;;) {
 			const ticket = operation.rateLimited
-				? await this.reserve(operation, wait, signal)
+				? await this.reserve(gate, operation, wait, signal)
 				: undefined;
 			let response: TransportResponse;
 			try {
@@ -197,7 +213,7 @@ export class Requester {
 					signal,
 				});
 			} catch (error) {
-				if (ticket !== undefined) this.gate.release(ticket);
+				if (ticket !== undefined) gate.release(ticket);
 				const failure = this.transportErrorOf(error, signal);
 				if (mayRetryTransportFailure(operation.retry, failure) && retries < maxRetries) {
 					await this.sleep(this.backoffMs(retries), operation, signal);
@@ -208,7 +224,7 @@ export class Requester {
 			}
 			const answered = response.status >= 200 && response.status < 300;
 			if (ticket !== undefined)
-				this.gate.release(ticket, rateWindowOf(response.headers, now()), answered);
+				gate.release(ticket, rateWindowOf(response.headers, now()), answered);
 			if (answered) return this.parse(operation, response);
 			const error = errorFromResponse(response, {
 				label: operation.label,
@@ -230,9 +246,9 @@ export class Requester {
 						askedMs !== undefined && consecutive429s === 1 && holdMs === askedMs
 							? askedMs - 1000
 							: holdMs;
-					this.gate.block(holdMs, earliestMs, ticket);
+					gate.block(holdMs, earliestMs, ticket);
 				} else {
-					await this.waitOnRateLimit(operation, wait, holdMs, signal);
+					await this.waitOnRateLimit(gate, operation, wait, holdMs, signal);
 				}
 				continue;
 			}
@@ -247,14 +263,15 @@ export class Requester {
 
 	/** A slot of the key's rate window, waiting for one within the wait budget. */
 	private async reserve<T>(
+		gate: RateGate,
 		operation: Operation<T>,
 		wait: RateWait,
 		signal?: AbortSignal,
 	): Promise<number> {
 		for (;;) {
-			const reservation = this.gate.tryReserve();
+			const reservation = gate.tryReserve();
 			if ('ticket' in reservation) return reservation.ticket;
-			await this.waitOnRateLimit(operation, wait, reservation.waitMs, signal);
+			await this.waitOnRateLimit(gate, operation, wait, reservation.waitMs, signal);
 		}
 	}
 
@@ -263,6 +280,7 @@ export class Requester {
 	 * for longer than the wait budget (waiting for this run's own later windows is not being stuck).
 	 */
 	private async waitOnRateLimit<T>(
+		gate: RateGate,
 		operation: Operation<T>,
 		wait: RateWait,
 		ms: number,
@@ -270,7 +288,7 @@ export class Requester {
 	): Promise<void> {
 		const now = this.options.now();
 		wait.since ??= now;
-		const stuckSince = Math.max(wait.since, this.gate.progressAt ?? -Infinity);
+		const stuckSince = Math.max(wait.since, gate.progressAt ?? -Infinity);
 		if (now + ms - stuckSince > this.options.maxRateLimitWaitMs) {
 			throw this.rateWaitExceeded(operation, wait.rateWaitedMs, ms);
 		}

@@ -3,9 +3,11 @@
  * (Retry On Fail, an agent retrying a tool call) never decides an item again: one decide is one
  * charged unit, whatever happened after it. A failure that may have been charged is remembered
  * too, and fails again without a request. Keyed by execution, node, item and a digest of what was
- * asked (so a changed input is decided anew); bounded in entries and time, oldest dropped first.
+ * asked (so a changed input is decided anew); bounded in entries and time, oldest dropped first
+ * (the process's maps and their limits: docs/what-happens-when.md).
  */
 import { createHash } from 'crypto';
+import { BoundedCache } from '../../../src/client';
 import type { RunAnswer } from '../../../src/contract';
 
 export type MemoOutcome = { run: RunAnswer } | { chargedFailure: Error };
@@ -19,13 +21,11 @@ export interface MemoKeyParts {
 }
 
 export class AnswerMemo {
-	private readonly entries = new Map<string, { outcome: MemoOutcome; expiresAt: number }>();
+	private readonly entries: BoundedCache<string, MemoOutcome>;
 
-	constructor(
-		private readonly maxEntries = 20_000,
-		private readonly ttlMs = 6 * 60 * 60 * 1000,
-		private readonly now: () => number = Date.now,
-	) {}
+	constructor(maxEntries = 20_000, ttlMs = 6 * 60 * 60 * 1000, now: () => number = Date.now) {
+		this.entries = new BoundedCache({ maxEntries, ttlMs, now });
+	}
 
 	static key(parts: MemoKeyParts): string {
 		return createHash('sha256')
@@ -34,24 +34,11 @@ export class AnswerMemo {
 	}
 
 	get(key: string): MemoOutcome | undefined {
-		const entry = this.entries.get(key);
-		if (!entry) return undefined;
-		if (entry.expiresAt <= this.now()) {
-			this.entries.delete(key);
-			return undefined;
-		}
-		return entry.outcome;
+		return this.entries.get(key);
 	}
 
 	set(key: string, outcome: MemoOutcome): void {
-		this.entries.delete(key);
-		this.entries.set(key, { outcome, expiresAt: this.now() + this.ttlMs });
-		// A Map iterates in insertion order: the first keys are the oldest.
-		while (this.entries.size > this.maxEntries) {
-			const oldest = this.entries.keys().next().value;
-			if (oldest === undefined) break;
-			this.entries.delete(oldest);
-		}
+		this.entries.set(key, outcome);
 	}
 
 	get size(): number {

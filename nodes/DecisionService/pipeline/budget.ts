@@ -3,18 +3,19 @@
  * beyond the limit fail before a request (nothing charged). Keyed by execution and node, as
  * answer-memo.ts keys its answers: n8n re-running the node in the same execution (Retry On Fail)
  * continues the count instead of resetting it, and answers it reuses from the memo are not counted
- * again (they were not sent again). Bounded in entries and time, oldest dropped first.
+ * again (they were not sent again). Bounded in entries and time, oldest dropped first (the
+ * process's maps and their limits: docs/what-happens-when.md).
  */
 import { NodeOperationError, type INode } from 'n8n-workflow';
+import { BoundedCache } from '../../../src/client';
 
 export class ExecutionBudget {
-	private readonly spent = new Map<string, { count: number; expiresAt: number }>();
+	/** Decides sent per key; the object is changed in place when one is given back. */
+	private readonly spent: BoundedCache<string, { count: number }>;
 
-	constructor(
-		private readonly maxEntries = 5_000,
-		private readonly ttlMs = 6 * 60 * 60 * 1000,
-		private readonly now: () => number = Date.now,
-	) {}
+	constructor(maxEntries = 5_000, ttlMs = 6 * 60 * 60 * 1000, now: () => number = Date.now) {
+		this.spent = new BoundedCache({ maxEntries, ttlMs, now });
+	}
 
 	static key(executionId: string, nodeName: string): string {
 		return JSON.stringify([executionId, nodeName]);
@@ -22,9 +23,7 @@ export class ExecutionBudget {
 
 	/** Decides already sent under this key (0 when none or expired). */
 	used(key: string): number {
-		const entry = this.spent.get(key);
-		if (!entry || entry.expiresAt <= this.now()) return 0;
-		return entry.count;
+		return this.spent.get(key)?.count ?? 0;
 	}
 
 	/** Gives back a decide whose request the service refused without charging it. */
@@ -37,13 +36,7 @@ export class ExecutionBudget {
 	take(key: string, max: number): boolean {
 		const used = this.used(key);
 		if (used >= max) return false;
-		this.spent.delete(key);
-		this.spent.set(key, { count: used + 1, expiresAt: this.now() + this.ttlMs });
-		while (this.spent.size > this.maxEntries) {
-			const oldest = this.spent.keys().next().value;
-			if (oldest === undefined) break;
-			this.spent.delete(oldest);
-		}
+		this.spent.set(key, { count: used + 1 });
 		return true;
 	}
 }
