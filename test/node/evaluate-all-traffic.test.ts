@@ -1,0 +1,204 @@
+/**
+ * Evaluate's accuracy over all traffic through n8n-core's engine against the sandbox (issue 37,
+ * point 6): stored review rows as a Data Table gives them back, each with the answer its version
+ * gave (scored free) and why a person saw it (`stratum`, `audit_share`): doubtful rows, audited
+ * rows at two shares, rows added by hand and rows with bad cells. The report's `all_traffic`
+ * equals the test's own recomputation with stratifiedProportion from the scored items' outcomes.
+ */
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import { runNode } from '../../harness/n8n-engine';
+import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
+import { evaluationDecisionOf } from '../../src/evaluate';
+import { stratifiedProportion, wilsonInterval } from '../../src/evaluate/stats';
+import { makeLabeledSet, reviewRowOf } from '../../scripts/make-labeled-set';
+import { locator } from './helpers';
+
+let sb: TestSandbox;
+const leaks: string[] = [];
+
+beforeAll(async () => {
+	sb = await startTestSandbox();
+});
+afterAll(async () => {
+	await sb.close();
+	for (const key of Object.values(DEMO_KEYS)) expect(leaks.join('\n')).not.toContain(key);
+});
+beforeEach(async () => {
+	await sb.control('POST', '/reset');
+});
+
+interface Plan {
+	count: number;
+	right: number;
+	machineStatus: 'ok' | 'uncertain';
+	stratum?: unknown;
+	auditShare?: unknown;
+}
+
+// 8 doubtful rows (guesses right on 5), 6 audited at 25 % (5 right), 4 audited at 10 % (3 right);
+// left out: 2 added by hand (empty cells), a `__proto__` stratum, audit shares 0 and 1.5.
+const PLANS: Plan[] = [
+	{ count: 8, right: 5, machineStatus: 'uncertain', stratum: 'doubtful' },
+	{ count: 6, right: 5, machineStatus: 'ok', stratum: 'audited', auditShare: 0.25 },
+	{ count: 4, right: 3, machineStatus: 'ok', stratum: 'audited', auditShare: 0.1 },
+	{ count: 2, right: 2, machineStatus: 'ok', stratum: null, auditShare: null },
+	{ count: 1, right: 1, machineStatus: 'ok', stratum: '__proto__', auditShare: 0.25 },
+	{ count: 1, right: 0, machineStatus: 'ok', stratum: 'audited', auditShare: 0 },
+	{ count: 1, right: 1, machineStatus: 'ok', stratum: 'audited', auditShare: 1.5 },
+];
+
+/** The stored rows: each keeps the live version's answer (right or another option) and its stratum. */
+function storedRows(keys: readonly string[], liveVersion: number): IDataObject[] {
+	const tickets = makeLabeledSet();
+	const rows: IDataObject[] = [];
+	for (const plan of PLANS) {
+		for (let at = 0; at < plan.count; at++) {
+			const ticket = tickets[rows.length];
+			const wrong = keys.find((key) => key !== ticket.expected)!;
+			rows.push({
+				...reviewRowOf(ticket),
+				run_id: `run_stored_${rows.length}`,
+				machine_status: plan.machineStatus,
+				machine_answer: at < plan.right ? ticket.expected : wrong,
+				confidence: plan.machineStatus === 'ok' ? 0.9 : 0.4,
+				version: liveVersion,
+				stratum: plan.stratum ?? null,
+				audit_share: plan.auditShare ?? null,
+				reviewed_at: '2026-11-20T10:00:00.000Z',
+			});
+		}
+	}
+	return rows;
+}
+
+async function evaluateRows(items: IDataObject[]) {
+	const parameters: INodeParameters = {
+		resource: 'decision',
+		operation: 'evaluate',
+		decision: locator('ticket-routing'),
+		inputMode: 'json',
+		jsonInput: '={{ $json.input }}',
+		expected: '={{ $json.answer }}',
+		targetAccuracy: 0.9,
+		evaluateOptions: {},
+	};
+	const result = await runNode({
+		parameters,
+		items,
+		credentials: { apiKey: DEMO_KEYS.pro, baseUrl: sb.baseUrl },
+	});
+	leaks.push(result.serialised);
+	expect(result.error).toBeUndefined();
+	return result.outputs;
+}
+
+describe('Evaluate estimates accuracy over all traffic', () => {
+	it('weighs doubtful and audited rows by the traffic they stand for, free; the report equals the recomputation', async () => {
+		const decision = await sb.client(DEMO_KEYS.pro).getDecision('ticket-routing');
+		const keys = evaluationDecisionOf(decision).keys;
+		const rows = storedRows(keys, decision.live_version!);
+		const before = (await sb.usage(DEMO_KEYS.pro)).used;
+		const [[report], scored] = await evaluateRows(rows);
+		expect((await sb.usage(DEMO_KEYS.pro)).used).toBe(before);
+		expect(scored).toHaveLength(rows.length);
+
+		// The test's own strata, from the scored items' outcomes: right by the answer, or on a
+		// doubtful run by the machine's guess; rows with a bad or no stratum left out.
+		const strata = new Map<string, { successes: number; n: number; weight: number }>();
+		const audited = { right: 0, n: 0 };
+		scored.forEach((item, at) => {
+			const row = rows[at];
+			const share = row.audit_share;
+			const good =
+				row.stratum === 'doubtful' ||
+				(row.stratum === 'audited' && typeof share === 'number' && share > 0 && share <= 1);
+			if (!good) return;
+			const right = item.json.answered ? item.json.right : item.json.guess_right;
+			expect(typeof right).toBe('boolean');
+			const key = row.stratum === 'doubtful' ? 'doubtful' : `audited ${share}`;
+			const stratum = strata.get(key) ?? { successes: 0, n: 0, weight: 0 };
+			stratum.n++;
+			stratum.weight += row.stratum === 'doubtful' ? 1 : 1 / (share as number);
+			if (right) stratum.successes++;
+			strata.set(key, stratum);
+			if (row.stratum === 'audited') {
+				audited.n++;
+				if (right) audited.right++;
+			}
+		});
+		expect([...strata.values()].map((s) => [s.n, s.successes])).toEqual([
+			[8, 5],
+			[6, 5],
+			[4, 3],
+		]);
+		const expected = stratifiedProportion([...strata.values()]);
+		const total = [...strata.values()].reduce((sum, s) => sum + s.weight, 0);
+
+		const allTraffic = report.json.all_traffic as IDataObject & {
+			accuracy_interval: IDataObject;
+			strata: IDataObject[];
+		};
+		expect(allTraffic.accuracy).toBeCloseTo(expected.value!, 4);
+		expect(allTraffic.accuracy_interval.low).toBeCloseTo(expected.low, 4);
+		expect(allTraffic.accuracy_interval.high).toBeCloseTo(expected.high, 4);
+		expect(allTraffic.accuracy_interval.n).toBe(18);
+		expect(allTraffic.rows).toEqual({ doubtful: 8, audited: 10 });
+		expect(allTraffic.stands_for).toEqual({ doubtful: 8, audited: 64, total });
+		expect(allTraffic.left_out).toEqual({
+			hand_added: 2,
+			bad_stratum: 1,
+			bad_share: 2,
+			not_judged: 0,
+			total: 5,
+		});
+		expect(allTraffic.strata.map((s) => [s.stratum, s.audit_share, s.stands_for])).toEqual([
+			['doubtful', null, 8],
+			['audited', 0.25, 24],
+			['audited', 0.1, 40],
+		]);
+		const wilson = wilsonInterval(audited.right, audited.n);
+		expect(report.json.confident_accuracy).toEqual({
+			accuracy: 0.8,
+			accuracy_interval: {
+				low: Math.round(wilson.low * 1e4) / 1e4,
+				high: Math.round(wilson.high * 1e4) / 1e4,
+				n: 10,
+				level: 0.95,
+			},
+			right: 8,
+			n: 10,
+			reason: null,
+		});
+
+		// In words: the estimate, the audited answers, the rows left out; no doubtful-only warning.
+		const pct = (value: number) => Math.round(value * 100);
+		const summary = report.json.summary as string;
+		expect(summary).toContain(
+			`Accuracy over all traffic (estimated from 8 doubtful and 10 audited items, standing for about 72 items): ${Math.round(expected.value! * 1000) / 10}% (95% interval ${pct(expected.low)}–${pct(expected.high)}%). Left out of it: 5 rows, 2 added by hand (no stratum), 1 with a stratum other than doubtful or audited, 2 audited with an audit share that is not a number above 0 and at most 1.`,
+		);
+		expect(summary).toContain(
+			`Answers sent straight to their output: right on 8 of 10 audited (95% interval ${pct(wilson.low)}–${pct(wilson.high)}%).`,
+		);
+		expect(summary).not.toContain('hard cases');
+		const html = Buffer.from(report.binary!.data.data, 'base64').toString('utf8');
+		expect(html).toContain('data-figure="all-traffic"');
+	});
+
+	it('only doubtful rows: no figure, the reason, and the warning about the hard cases', async () => {
+		const decision = await sb.client(DEMO_KEYS.pro).getDecision('ticket-routing');
+		const rows = storedRows(evaluationDecisionOf(decision).keys, decision.live_version!).slice(
+			0,
+			8,
+		);
+		const [[report]] = await evaluateRows(rows);
+		const allTraffic = report.json.all_traffic as IDataObject;
+		expect(allTraffic).toMatchObject({ accuracy: null, accuracy_interval: null });
+		expect(allTraffic.reason).toMatch(/^not enough items yet \(0 audited; about \d+ needed/);
+		expect(report.json.confident_accuracy).toMatchObject({ accuracy: null, n: 0 });
+		expect(report.json.reviewed_from).toEqual({ told: 8, doubtful: 8, doubtful_only: true });
+		expect(report.json.summary).toContain(
+			`Accuracy over all traffic: ${allTraffic.reason as string}`,
+		);
+		expect(report.json.summary).toContain('the accuracy is that of the hard cases');
+	});
+});
