@@ -59,7 +59,8 @@ function auditRowOf(
 		fraction: sampling.fraction,
 		item: {
 			...(typeof asked === 'string' ? { text: asked } : jsonCopy(asked)),
-			[resultField]: answer,
+			// The answer as its item carries it: marked, so Review records the row as audited.
+			[resultField]: { ...answer, audit_share: sampling.fraction },
 		},
 		queuedAt: sampling.queuedAt,
 		executionId: sampling.executionId,
