@@ -11,7 +11,7 @@
 // - The stratum and the share are untrusted cells: a stratum other than the two, or an audited
 //   row whose share is not a number in (0, 1], is left out and counted, never a crash.
 // - No audited row in the estimate: no figure (null) and the reason, in the words the
-//   recommendations use ("not enough items yet (0 audited; about 138 needed …)").
+//   recommendations use ("not enough items yet (0 audited; about 140 needed …)").
 import type {
 	AllTrafficMetrics,
 	ConfidentAccuracy,

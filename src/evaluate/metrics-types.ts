@@ -213,7 +213,7 @@ export interface AllTrafficMetrics {
 	accuracy: number | null;
 	/** Its 95 % interval; `n`: the rows in the estimate. */
 	accuracyInterval: RateInterval | null;
-	/** Why there is no figure: "not enough items yet (0 audited; about 138 needed for ± 5 points)". */
+	/** Why there is no figure: "not enough items yet (0 audited; about 140 needed for ± 5 points)". */
 	reason: string | null;
 	/** Rows in the estimate per stratum. */
 	rows: { doubtful: number; audited: number };
