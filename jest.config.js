@@ -31,8 +31,13 @@ module.exports = {
 			// The examples' suite, Review's refusal to wait without n8n 2's signed resume URL, and
 			// the quality watch where n8n 1.x's Data Table node stops it (tables by id only); the
 			// fault matrix and the AI Agent tests use 2.x-only nodes and commands (AI Agent v3,
-			// execute-batch) and run on 2.x.
-			testMatch: ['**/n8n.test.ts', '**/review.test.ts', '**/quality-watch.test.ts'],
+			// execute-batch) and run on 2.x. A review stored once: its store branch on both.
+			testMatch: [
+				'**/n8n.test.ts',
+				'**/review.test.ts',
+				'**/review-store-once.test.ts',
+				'**/quality-watch.test.ts',
+			],
 			setupFiles: ['<rootDir>/test/support/env.ts', '<rootDir>/test/support/n8n-1x.ts'],
 		},
 	],

@@ -369,7 +369,13 @@ const compare = {
 // ---------------------------------------------------------------- the review example's store
 const R = (n: number) => uuid('7a11c4e0-5e34', n);
 const TEAMS = ['Billing team', 'Technical support', 'Sales team', 'Account management'];
-const STORE = ['Reviews table', 'Reviewed by a person', 'Labeled row', 'Store review'];
+const STORE = [
+	'Reviews table',
+	'Reviewed by a person',
+	'Labeled row',
+	'Once per review',
+	'Store review',
+];
 
 function withStore(review: {
 	nodes: Node[];
@@ -415,11 +421,29 @@ function withStore(review: {
 			},
 		},
 		fieldAsItem(R(3), 'Labeled row', 'review', [1980, 240]),
-		// One row per review, keyed on its id: every copy of a review Review put on a picked label's
-		// output (classify) updates the same row, and a re-run stores it again in place. A store that
-		// fails (the table deleted) never stops the tickets: they are routed already.
+		// One row per review: Review puts a classify review on each picked label's output, so the
+		// copies arrive here in separate runs, all with one review_id. n8n's Remove Duplicates keeps
+		// the first (its history is n8n's database, shared by main and workers) and a re-run of the
+		// execution stores nothing twice. Its history holds 100,000 ids (n8n's default, 10,000,
+		// makes the node fail once it is full). An Upsert on review_id would do it too, but n8n
+		// 2.41.1's per-item error path fails the execution when the table is missing
+		// (docs/quality-watch.md).
 		{
-			...upsertRows(R(4), 'Store review', REVIEWS_TABLE, 'review_id', [2200, 240]),
+			id: R(6),
+			name: 'Once per review',
+			type: 'n8n-nodes-base.removeDuplicates',
+			typeVersion: 2,
+			position: [2200, 240],
+			parameters: {
+				operation: 'removeItemsSeenInPreviousExecutions',
+				dedupeValue: '={{ $json.review_id }}',
+				options: { historySize: 100000 },
+			},
+		},
+		// Insert is one bulk call: a store that fails (the table deleted) never stops the tickets,
+		// they are routed already.
+		{
+			...insertRows(R(4), 'Store review', REVIEWS_TABLE, [2420, 240]),
 			onError: 'continueRegularOutput',
 		},
 	);
@@ -432,7 +456,8 @@ function withStore(review: {
 	} as never);
 	for (const team of TEAMS) connections[team] = { main: [to('Reviewed by a person')] };
 	connections['Reviewed by a person'] = { main: [to('Labeled row')] };
-	connections['Labeled row'] = { main: [to('Store review')] };
+	connections['Labeled row'] = { main: [to('Once per review')] };
+	connections['Once per review'] = { main: [to('Store review')] };
 	return { ...review, nodes, connections };
 }
 
