@@ -3,7 +3,13 @@
  * gates' bound built on it (RateGates in src/client/rate-gate.ts): an idle gate goes, a gate a
  * request holds never does.
  */
-import { BoundedCache, DecisionClient, RateGate, rateGateFor } from '../../src/client';
+import {
+	BoundedCache,
+	DecisionClient,
+	RateGate,
+	rateGateFor,
+	type TransportResponse,
+} from '../../src/client';
 import { RateGates } from '../../src/client/rate-gate';
 
 function virtualClock(start = 0) {
@@ -185,7 +191,7 @@ describe('RateGates: one gate per key, bounded', () => {
 						resolve();
 					}),
 				),
-			transport: async () =>
+			transport: async (): Promise<TransportResponse> =>
 				++calls === 1
 					? {
 							status: 429,
