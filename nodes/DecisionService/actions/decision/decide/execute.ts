@@ -8,7 +8,13 @@ import { createDecisionClient } from '../../../transport';
 import type { DecideNodeOptions } from './description';
 import { OUTPUTS_LIST_PARAMETER } from '../../../outputs/list';
 import { outputsLayout, singleOutputPlace, type OutputsLayout } from '../../../outputs/layout';
-import { failedTargets, itemPerTarget, otherNote, targetsFor } from '../../../outputs/targets';
+import {
+	anomalyOf,
+	failedTargets,
+	itemPerTarget,
+	otherNote,
+	targetsFor,
+} from '../../../outputs/targets';
 import { configuredOutputs } from '../../../outputs/configured';
 import { answerOf, errorObject, failedItemJson } from '../../../pipeline/item-json';
 import { answerToolCall, runsAsTool } from '../../../pipeline/tool';
@@ -16,7 +22,6 @@ import { closeCallFields, closeCallOf } from '../../../pipeline/close-calls';
 import { addHints, newStats, receiptHints } from '../../../pipeline/receipt';
 import { prepareItems } from '../../../pipeline/prepare';
 import { decideAll } from '../../../pipeline/decide-all';
-import { anomalyOf } from '../../../outputs/targets';
 import type { Prepared } from '../../../pipeline/prepare';
 import type { DecideInput } from '../../../pipeline/input';
 import { auditFraction, auditQueueRow, inAuditSample } from '../../../../../src/audit';
