@@ -6,6 +6,7 @@
 import { exampleWorkflows } from '../../harness/n8n-env';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
 import { freshOutputsList, forReview } from '../../nodes/DecisionService/outputs/list';
+import { auditFraction } from '../../src/audit';
 
 let sb: TestSandbox;
 beforeAll(async () => {
@@ -21,6 +22,7 @@ interface DecideParameters {
 	decision?: { value?: string };
 	outputMode?: string;
 	routes?: { schema?: unknown[] };
+	options?: { auditShare?: unknown };
 }
 
 const decideNodes = exampleWorkflows().flatMap((workflow) =>
@@ -45,7 +47,9 @@ it.each(decideNodes)(
 		const slug = parameters.decision?.value;
 		expect(typeof slug).toBe('string');
 		const decision = await sb.client(DEMO_KEYS.pro).getDecision(slug as string);
-		expect(parameters.routes?.schema).toEqual(freshOutputsList(decision));
+		// With Audit Share set, a fresh pick's list has Audit after Other (examples/ticket-routing-audit.json).
+		const audit = auditFraction(parameters.options?.auditShare) > 0;
+		expect(parameters.routes?.schema).toEqual(freshOutputsList(decision, { audit }));
 	},
 );
 

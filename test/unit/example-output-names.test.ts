@@ -65,6 +65,7 @@ it('every example with an Outputs list is checked', () => {
 		'lead-scoring.json',
 		'content-labels.json',
 		'ticket-routing-review.json',
+		'ticket-routing-audit.json',
 	])
 		expect(files).toContain(file);
 	// The review example: Decide and Review.
