@@ -57,6 +57,33 @@ function placeOf(item: ScoredItem): Placed {
 }
 
 /**
+ * The audited rows' accuracy: a plain rate (Wilson) when every row was picked at one share; after a
+ * change of Audit Share, each share's rows weighed by the answers they stand for, so a period
+ * audited at 20 % does not outweigh a longer one at 5 %.
+ */
+function confidentOf(
+	audited: readonly TrafficStratum[],
+): Pick<ConfidentAccuracy, 'accuracy' | 'accuracyInterval'> {
+	const rows = audited.reduce((sum, s) => sum + s.rows, 0);
+	const right = audited.reduce((sum, s) => sum + s.right, 0);
+	if (audited.length <= 1)
+		return { accuracy: ratio(right, rows), accuracyInterval: rateInterval(right, rows) };
+	const estimate = stratifiedProportion(
+		audited.map((s) => ({ successes: s.right, n: s.rows, weight: s.standsFor })),
+		REPORT_LEVEL,
+	);
+	return {
+		accuracy: estimate.value,
+		accuracyInterval: {
+			low: estimate.low,
+			high: estimate.high,
+			n: estimate.n,
+			level: estimate.level,
+		},
+	};
+}
+
+/**
  * The estimate over all traffic and the confident answers' accuracy. `outcomes[i]` judges
  * `items[i]`; `target`: the accuracy a figure is about (for how many audited rows are needed).
  */
@@ -141,8 +168,7 @@ export function allTrafficOf(
 			},
 		},
 		confidentAccuracy: {
-			accuracy: ratio(audited.right, audited.rows),
-			accuracyInterval: rateInterval(audited.right, audited.rows),
+			...confidentOf(list.filter((s) => s.stratum === 'audited')),
 			right: audited.right,
 			n: audited.rows,
 			reason,

@@ -236,7 +236,7 @@ export interface AllTrafficMetrics {
 
 /** The audited rows: how often an answer that went straight to its output is right (Wilson). */
 export interface ConfidentAccuracy {
-	/** right / n; null when no audited row (see `reason`). */
+	/** right / n at one Audit Share; after a change of share, each share weighed by the answers it stands for. Null when no audited row (see `reason`). */
 	accuracy: number | null;
 	accuracyInterval: RateInterval | null;
 	right: number;

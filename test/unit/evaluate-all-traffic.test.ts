@@ -171,6 +171,14 @@ describe('accuracy over all traffic', () => {
 		expect(mixed.allTraffic.accuracyInterval!.low).toBeCloseTo(expected.low, 9);
 		expect(mixed.allTraffic.accuracyInterval!.high).toBeCloseTo(expected.high, 9);
 		expect(mixed.confidentAccuracy).toMatchObject({ right: 2, n: 4 });
+		// The confident answers: 4 stand for right of 24 (not 2 of 4 rows), with the same interval rule.
+		expect(mixed.confidentAccuracy.accuracy).toBeCloseTo(4 / 24, 12);
+		const confident = reference([
+			{ right: 2, rows: 2, share: 0.5 },
+			{ right: 0, rows: 2, share: 0.1 },
+		]);
+		expect(mixed.confidentAccuracy.accuracyInterval!.low).toBeCloseTo(confident.low, 9);
+		expect(mixed.confidentAccuracy.accuracyInterval!.high).toBeCloseTo(confident.high, 9);
 	});
 
 	it('leaves out an audited row whose share is 0, above 1, not a number or a text', () => {
