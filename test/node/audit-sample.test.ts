@@ -145,4 +145,95 @@ describe('Audit Share', () => {
 			`Audit Share 30 % is set but the Outputs list has no Audit output: add it with Outputs → Options → Refresh Output List (${marked.length} answers marked audit_share, no copy sent).`,
 		);
 	});
+
+	// Every decision type: only answers that went straight to an answer output are sampled (never
+	// uncertain, pending, a close call or Other); one Audit row per item, a classify item on two
+	// labels included; the row's answer in the one encoding.
+	const MESSAGES = [
+		'Limited time offer: use promo code SAVE20 for a discount!',
+		'How do I reset my password?',
+		'This is the worst service ever, I want a refund now.',
+		'Buy cheap watches at www.example.com, click here',
+		'Can someone explain the pricing tiers?',
+		'You are all idiots and I hate this product.',
+		'Thanks for the quick help yesterday!',
+		'Is there a student discount? Also, the app crashes on start.',
+	];
+	const cases: Array<{ slug: string; items: IDataObject[] }> = [
+		{ slug: 'ticket-routing', items: tickets },
+		{
+			slug: 'lead-scoring',
+			items: Array.from({ length: 24 }, (_, at) => ({
+				company: `Company ${at}`,
+				role: at % 2 ? 'Head of Operations' : 'Student',
+				message: MESSAGES[at % MESSAGES.length] + (at % 3 ? ' Our budget is approved.' : ''),
+				employees: 10 + at * 37,
+			})),
+		},
+		{
+			slug: 'content-labels',
+			items: Array.from({ length: 24 }, (_, at) => ({
+				text: `${MESSAGES[at % MESSAGES.length]} (${at})`,
+			})),
+		},
+	];
+	it.each(cases)(
+		'$slug: samples only answers sent straight to their output, one row each',
+		async ({ slug, items }) => {
+			const credentials = credentialsFor(DEMO_KEYS.pro);
+			const fresh = decideParameters(slug, undefined, {
+				outputMode: 'routeToOutputs',
+				options: { auditShare: 50, closeCallGap: 0.05 },
+			});
+			const routes = await refreshRoutes(fresh, credentials);
+			const ids = (routes.schema as unknown as Array<{ id: string; display?: boolean }>)
+				.filter((field) => field.display !== false)
+				.map((field) => field.id);
+			// A list loaded with the share set: Audit right after Other, no kept error place.
+			expect(ids.slice(-4)).toEqual([
+				'__out_uncertain__',
+				'__out_pending__',
+				'__out_other__',
+				'__out_audit__',
+			]);
+			const result = await run({
+				slug,
+				items,
+				credentials,
+				routes,
+				extra: { options: { auditShare: 50, closeCallGap: 0.05 } },
+			});
+			const audit = result.outputs.length - 1;
+			const fixedFrom = audit - 3;
+			const paired = pairedIndexes(result.outputs);
+			const straight = new Set(paired.slice(0, fixedFrom).flat());
+			const doubtful = new Set(paired.slice(fixedFrom, audit).flat());
+			const expected = [...straight]
+				.filter((index) => !doubtful.has(index))
+				.filter((index) => inAuditSample(slug, items[index], 0.5))
+				.sort((a, b) => a - b);
+			expect(expected.length).toBeGreaterThan(0);
+			expect([...paired[audit]].sort((a, b) => a - b)).toEqual(expected);
+			if (slug !== 'lead-scoring') expect(doubtful.size).toBeGreaterThan(0);
+			expect(new Set(paired[audit]).size).toBe(paired[audit].length);
+			for (const [at, row] of result.outputs[audit].entries()) {
+				const index = paired[audit][at];
+				const onAnswer = result.outputs
+					.slice(0, fixedFrom)
+					.flatMap((each, output) => each.filter((_, k) => paired[output][k] === index));
+				const answer = answerOf(onAnswer[0]);
+				expect(answer.status).toBe('ok');
+				expect(answer.audit_share).toBe(0.5);
+				expect(answer.close_call).toBeUndefined();
+				const keys =
+					slug === 'content-labels'
+						? (answer.labels as string[]).join(',')
+						: String(answer.choice ?? answer.level);
+				expect(row.json.machine_answer).toBe(keys);
+			}
+			// Items on Uncertain, Pending Review or Other are never marked.
+			for (const item of result.outputs.slice(fixedFrom, audit).flat())
+				expect(answerOf(item).audit_share).toBeUndefined();
+		},
+	);
 });
