@@ -3,6 +3,9 @@
  * workers run the executions. Two executions of the review example wait at once, each for its own
  * person; each page is reviewed through its own link (both sent at the same moment), and each
  * resumed execution runs on a worker. One execution's link with the other's signature is refused.
+ * Each review is stored once in the Data Table `decision_reviews` (the table picked by name, the
+ * workers' Remove Duplicates history in n8n's database): one row per reviewed ticket, and a classify
+ * review with two labels, on two outputs of Review, one row.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,6 +37,15 @@ import {
 } from '../../harness/n8n-review';
 import { startQueueN8n, type QueueN8n } from '../../harness/n8n-queue';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
+import {
+	ensureTable,
+	personalProjectId,
+	readRows,
+	type DataTable,
+	type Row,
+} from '../../harness/n8n-data-tables';
+import { LABELED_ROW_COLUMNS } from '../../src/evaluate';
+import { LABEL_MESSAGES, STORE_BRANCH, classifyReviewWorkflow } from '../support/review-store';
 import type { SandboxExchange } from '../../sandbox/server';
 import {
 	REVIEW_TICKETS,
@@ -57,6 +69,11 @@ const KEY = DEMO_KEYS.pro;
 const WORKFLOW_ID = 'dsReviewQueue1';
 const WEBHOOK_PATH = 'decision-service-review-queue';
 const WORKERS = 2;
+const CLASSIFY = {
+	id: 'dsReviewQueueLabels',
+	name: 'Classify review in queue mode',
+	path: 'decision-service-review-queue-labels',
+};
 
 /** Two executions, half the tickets each: two doubtful in each. */
 const BATCHES: ReviewTicket[][] = [REVIEW_TICKETS.slice(0, 10), REVIEW_TICKETS.slice(10)];
@@ -83,6 +100,7 @@ const mixed: Record<string, number> = {};
 let decidesBeforeSubmit: number;
 /** How many executions each worker had started before the reviews were sent. */
 let startedBeforeSubmit: number[];
+let table: DataTable;
 
 beforeAll(async () => {
 	sb = await startTestSandbox({ onExchange: (exchange) => exchanges.push(exchange) });
@@ -97,12 +115,22 @@ beforeAll(async () => {
 		tarball: packTarball(join(work, 'pack')),
 		sandboxBaseUrl: sb.baseUrl,
 		apiKey: KEY,
-		workflowsDir: writeWorkflows(join(work, 'workflows'), [review.workflow]),
-		activate: [WORKFLOW_ID],
+		workflowsDir: writeWorkflows(join(work, 'workflows'), [
+			review.workflow,
+			classifyReviewWorkflow(CLASSIFY, await sb.client(KEY).getDecision('content-labels')),
+		]),
+		activate: [WORKFLOW_ID, CLASSIFY.id],
 		workers: WORKERS,
 		concurrency: 1,
 	});
 	session = await ownerSession(queue.main.url);
+	// The example creates its table from its manual trigger; here a webhook starts it.
+	table = await ensureTable(
+		session,
+		await personalProjectId(session),
+		'decision_reviews',
+		LABELED_ROW_COLUMNS,
+	);
 
 	// One after the other (the harness finds each execution as the one new execution), each left
 	// waiting: both wait at once.
@@ -247,5 +275,67 @@ describe(`Review in queue mode: main serves the pages, ${WORKERS} workers run th
 
 	it('never put the API key in a stored execution', async () => {
 		for (const run of runs) expect((await readExecution(session, run.id)).raw).not.toContain(KEY);
+	});
+});
+
+describe('each review stored once in queue mode, by the workers', () => {
+	let rows: Row[];
+	let labels: Execution;
+	let labelRows: Row[];
+
+	beforeAll(async () => {
+		rows = await readRows(session, table);
+		// A classify review after the route reviews (their usage and feedback counted above).
+		await sb.control('POST', '/decisions/content-labels/versions', {
+			key: KEY,
+			confidence_threshold: 1,
+			uncertainty_policy: 'uncertain_branch',
+		});
+		const started = await triggerWebhook(session, CLASSIFY.id, CLASSIFY.path, {
+			items: LABEL_MESSAGES.map(({ text }) => ({ text })),
+		});
+		const waiting = await waitForExecution(session, started, ['waiting'], 180_000);
+		const link = waitingLinkIn(waiting, MESSAGE_NODE);
+		const page = await openPage(link);
+		const form = parseForm(page.html);
+		fillReview(
+			page.html,
+			form,
+			LABEL_MESSAGES.map(({ text, labels: picked }) => ({ marker: text, labels: picked })),
+		);
+		await submitForm(link, form);
+		labels = await waitForExecution(session, started, ['success', 'error', 'crashed'], 180_000);
+		labelRows = (await readRows(session, table)).filter((row) => row.execution_id === labels.id);
+	});
+
+	it('stores one row per reviewed ticket of each execution, its id the execution and the run', () => {
+		for (const run of runs) {
+			const runIds = runIdsBySubject(run.finished!, review.decide);
+			const stored = rows.filter((row) => row.execution_id === run.id);
+			expect(stored.map((row) => row.review_id).sort()).toEqual(
+				reviewedOf(run.tickets)
+					.map((ticket) => `${run.id}/${runIds.get(ticket.subject)}`)
+					.sort(),
+			);
+		}
+		expect(rows).toHaveLength(runs.flatMap((run) => reviewedOf(run.tickets)).length);
+	});
+
+	it('stores a classify review with two labels, on two outputs, once', () => {
+		expect(labels.status).toBe('success');
+		const onOutputs = (text: string) =>
+			(labels.outputs.Review ?? []).filter((items) => items.some((item) => item.json.text === text))
+				.length;
+		expect(LABEL_MESSAGES.map(({ text }) => onOutputs(text))).toEqual([2, 1]);
+		expect(labels.outputs[STORE_BRANCH[1]]?.[0]).toHaveLength(3);
+		expect(labelRows).toHaveLength(LABEL_MESSAGES.length);
+		expect(new Set(labelRows.map((row) => row.review_id)).size).toBe(LABEL_MESSAGES.length);
+		for (const { text, labels: picked } of LABEL_MESSAGES) {
+			const row = labelRows.find((each) => String(each.input).includes(text));
+			expect({ text, answer: String(row?.answer).split(',').sort() }).toEqual({
+				text,
+				answer: [...picked].sort(),
+			});
+		}
 	});
 });
