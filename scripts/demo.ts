@@ -52,10 +52,16 @@ import {
 
 const DATA_TABLE = 'n8n-nodes-base.dataTable';
 const REVIEW_ID = 'dsExTicketReview';
+/**
+ * The audit example: its second flow waits for a person, and its two triggers cannot share one
+ * webhook path (test/e2e/audit-sample.test.ts runs it, each trigger on a webhook of its own).
+ */
+const AUDIT_ID = 'dsExTicketAudit';
 
 /** Examples that read or write n8n's Data Tables (not the review example: it waits for a person). */
 const usesDataTables = (workflow: { id: string; nodes: Array<{ type: string }> }) =>
 	workflow.id !== REVIEW_ID &&
+	workflow.id !== AUDIT_ID &&
 	workflow.nodes.some((node) => node.type === DATA_TABLE) &&
 	!waitsForAFile(workflow);
 /**
@@ -288,7 +294,11 @@ async function main(): Promise<void> {
 		// The review example waits for a person, and the Data Table examples need n8n's data-table
 		// module (`n8n execute` does not start it): they run in a started n8n, below.
 		const executable = exampleWorkflows().filter(
-			(each) => each.id !== REVIEW_ID && !usesDataTables(each) && !waitsForAFile(each),
+			(each) =>
+				each.id !== REVIEW_ID &&
+				each.id !== AUDIT_ID &&
+				!usesDataTables(each) &&
+				!waitsForAFile(each),
 		);
 		for (const workflow of executable) {
 			const run = await executeWorkflow(n8n, workflow.id);
