@@ -2,7 +2,8 @@
  * Review's node side, without a service: its outputs (configuredOutputs in n8n's expression engine
  * against reviewLayout), the Outputs list it shows (forReview), the time limit, and what each item
  * asked, re-read from the Decide node wired into it (asked.ts) on a real n8n-core execute context,
- * so expressions resolve as n8n resolves them. The page's data: review-node-page-data.test.ts.
+ * so expressions resolve as n8n resolves them. The page's data:
+ * test/unit/review-node-page-data.test.ts.
  */
 import { ExecuteContext, ExecutionLifecycleHooks, WebhookContext } from 'n8n-core';
 import {
