@@ -16,6 +16,11 @@ module.exports = {
 	testTimeout: 60_000,
 	// Two cores: the sandbox servers of parallel workers compete with jest itself.
 	maxWorkers: 2,
+	// A global option too. A worker that has run a dozen test files holds 300-500 MB (each file
+	// loads n8n-workflow anew; n8n-core alone adds 100 MB), and Node's exit frees that heap page by
+	// page: 0.3-0.8 s on two busy cores, past jest's 500 ms, so jest killed workers that had nothing
+	// open and blamed a leak. A worker kept alive by a server or a timer is still killed and named.
+	workerGracefulExitTimeout: 3_000,
 	projects: [
 		{
 			...shared,

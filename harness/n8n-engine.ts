@@ -21,19 +21,26 @@ import {
 	type INodeCredentialsDetails,
 	type INodeExecutionData,
 	type INodeType,
-	type INodeTypes,
 	type IRun,
 	type IWorkflowExecuteAdditionalData,
 	type INodeParameters,
 	type ILoadOptionsFunctions,
 } from 'n8n-workflow';
 import { DecisionServiceApi } from '../credentials/DecisionServiceApi.credentials';
-import { DecisionService } from '../nodes/DecisionService/DecisionService.node';
 
 import { NODE_TYPE } from './n8n-env';
+import {
+	NODE_NAME,
+	SingleNodeTypes,
+	decisionNode,
+	evaluateOnNode,
+	outputNames,
+	singleNodeWorkflow,
+	type NodeSettings,
+} from './n8n-expressions';
 
-export { NODE_TYPE };
-export const NODE_NAME = 'Decision Service';
+// The pure half (a workflow of the node, its expressions) lives in n8n-expressions.ts.
+export { NODE_TYPE, NODE_NAME, SingleNodeTypes, decisionNode, evaluateOnNode, outputNames };
 
 export interface EngineCredentials {
 	apiKey: string;
@@ -105,30 +112,13 @@ class TestCredentialsHelper extends ICredentialsHelper {
 	}
 }
 
-export class SingleNodeTypes implements INodeTypes {
-	constructor(private readonly nodeType: INodeType) {}
-	getByName(): INodeType {
-		return this.nodeType;
-	}
-	getByNameAndVersion(): INodeType {
-		return this.nodeType;
-	}
-	getKnownTypes() {
-		return {};
-	}
-}
-
-export interface RunNodeOptions {
-	parameters: INodeParameters;
+export interface RunNodeOptions extends NodeSettings {
 	items: IDataObject[];
 	credentials: EngineCredentials;
-	onError?: INode['onError'];
 	/** Another build of the node (e.g. the bundled dist) instead of the source. */
 	nodeType?: INodeType;
 	/** Cancels the execution this long after it starts, as the editor's Stop button does. */
 	cancelAfterMs?: number;
-	/** n8n's Retry On Fail setting of the node: the engine re-runs the whole node on a failure. */
-	retryOnFail?: { maxTries: number; waitBetweenTries: number };
 	/** The execution's ID; each run gets its own unless a test reuses one on purpose. */
 	executionId?: string;
 }
@@ -144,40 +134,6 @@ export interface NodeRunResult {
 }
 
 let executions = 0;
-
-/** The Decision Service node of a test workflow, with the sandbox credential and n8n's error settings. */
-export function decisionNode(
-	options: Pick<RunNodeOptions, 'parameters' | 'onError' | 'retryOnFail'>,
-	name = NODE_NAME,
-): INode {
-	return {
-		id: 'decision-node',
-		name,
-		type: NODE_TYPE,
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: options.parameters,
-		credentials: { decisionServiceApi: { id: 'cred-1', name: 'Sandbox' } },
-		...(options.onError ? { onError: options.onError } : {}),
-		...(options.retryOnFail ? { retryOnFail: true, ...options.retryOnFail } : {}),
-	};
-}
-
-function buildWorkflow(
-	options: Pick<RunNodeOptions, 'parameters' | 'onError' | 'nodeType' | 'retryOnFail'>,
-) {
-	const nodeType = options.nodeType ?? new DecisionService();
-	const node = decisionNode(options);
-	const workflow = new Workflow({
-		id: 'engine-test',
-		nodes: [node],
-		connections: {},
-		nodeTypes: new SingleNodeTypes(nodeType),
-		active: false,
-		settings: { executionOrder: 'v1' },
-	});
-	return { workflow, node: workflow.getNode(NODE_NAME)! };
-}
 
 export function additionalDataFor(
 	credentials: EngineCredentials,
@@ -267,7 +223,7 @@ export async function runInEngine(
 
 /** Runs the node once on `items`, as the first node of a workflow, and returns what the engine recorded. */
 export async function runNode(options: RunNodeOptions): Promise<NodeRunResult> {
-	const { workflow, node } = buildWorkflow(options);
+	const { workflow, node } = singleNodeWorkflow(options);
 	const run = await runInEngine(
 		workflow,
 		node,
@@ -292,39 +248,12 @@ export async function runNode(options: RunNodeOptions): Promise<NodeRunResult> {
 	};
 }
 
-/** The node's outputs as n8n computes them from the parameters (names shown on the canvas). */
-export function outputNames(parameters: INodeParameters, nodeType?: INodeType): string[] {
-	const { workflow, node } = buildWorkflow({ parameters, nodeType });
-	const description = (nodeType ?? new DecisionService()).description;
-	return (
-		workflow.expression.getSimpleParameterValue(
-			node,
-			description.outputs as string,
-			'internal',
-			{},
-		) as Array<{ displayName?: string }>
-	).map((output) => output.displayName ?? 'main');
-}
-
-/**
- * An expression of the node's description (its subtitle, say) evaluated by n8n-workflow's
- * expression engine on a node with these parameters (defaults filled in), as the editor does.
- */
-export function evaluateOnNode(
-	parameters: INodeParameters,
-	expression: string,
-	nodeType?: INodeType,
-): unknown {
-	const { workflow, node } = buildWorkflow({ parameters, nodeType });
-	return workflow.expression.getSimpleParameterValue(node, expression, 'internal', {});
-}
-
 /** A load-options context of n8n-core for the node with these parameters, for listSearch, loadOptions and resourceMapping. */
 export function loadOptionsContext(
 	parameters: INodeParameters,
 	credentials: EngineCredentials,
 ): ILoadOptionsFunctions {
-	const { workflow, node } = buildWorkflow({ parameters });
+	const { workflow, node } = singleNodeWorkflow({ parameters });
 	const hooks = new ExecutionLifecycleHooks('manual', 'engine-test-run', {} as never);
 	const additionalData = additionalDataFor(
 		credentials,

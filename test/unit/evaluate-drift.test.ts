@@ -24,7 +24,7 @@ import {
 	type EvaluationDecision,
 	type ScoredItem,
 } from '../../src/evaluate';
-import { outputNames } from '../../harness/n8n-engine';
+import { outputNames } from '../../harness/n8n-expressions';
 import { answerOfRun } from '../support/answers';
 
 const decision: EvaluationDecision = { type: 'route', keys: ['billing', 'sales', '__proto__'] };

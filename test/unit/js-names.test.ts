@@ -4,7 +4,7 @@
  * normalisation, the Outputs list, routing, renames and the expressions n8n evaluates.
  */
 import type { INodeParameters, ResourceMapperField } from 'n8n-workflow';
-import { evaluateOnNode } from '../../harness/n8n-engine';
+import { evaluateOnNode } from '../../harness/n8n-expressions';
 import { DecisionService } from '../../nodes/DecisionService/DecisionService.node';
 import { targetsFor, otherNote } from '../../nodes/DecisionService/outputs/targets';
 import { configuredOutputs } from '../../nodes/DecisionService/outputs/configured';

@@ -16,7 +16,7 @@ import {
 	freshOutputsList,
 	outputsListFor,
 } from '../../nodes/DecisionService/outputs/list';
-import { evaluateOnNode } from '../../harness/n8n-engine';
+import { evaluateOnNode } from '../../harness/n8n-expressions';
 import { TICKET_ROUTING_OUTPUTS } from '../support/outputs';
 
 type Decision = Parameters<typeof outputsListFor>[0];

@@ -9,7 +9,7 @@ import type { INodeParameters, ResourceMapperField } from 'n8n-workflow';
 import { DecisionService } from '../../nodes/DecisionService/DecisionService.node';
 import { toolDescriptionOf } from '../../nodes/DecisionService/pipeline/tool-description';
 import { HIDDEN_ENTRY, freshOutputsList } from '../../nodes/DecisionService/outputs/list';
-import { evaluateOnNode } from '../../harness/n8n-engine';
+import { evaluateOnNode } from '../../harness/n8n-expressions';
 
 const TICKET_ROUTING = freshOutputsList({
 	slug: 'ticket-routing',
