@@ -5,7 +5,7 @@ import type {
 	INodeProperties,
 	INodePropertyOptions,
 } from 'n8n-workflow';
-import { BOUNDS, LOCALES, SLUG_PATTERN, type Locale } from '../../../src/contract';
+import { LOCALES, type Locale } from '../../../src/contract';
 import { toNodeError } from '../errors';
 
 const LOCALE_NAMES: Record<Locale, string> = { en: 'English', fr: 'French' };
@@ -16,37 +16,9 @@ export const localeOptions: INodePropertyOptions[] = LOCALES.map((value) => ({
 	value,
 }));
 
-/** The decision picker shared by Decide and Get: a searchable list, or a slug typed by hand. */
-export const decisionLocator: INodeProperties = {
-	displayName: 'Decision',
-	name: 'decision',
-	type: 'resourceLocator',
-	default: { mode: 'list', value: '' },
-	required: true,
-	modes: [
-		{
-			displayName: 'From List',
-			name: 'list',
-			type: 'list',
-			typeOptions: { searchListMethod: 'searchDecisions', searchable: true },
-		},
-		{
-			displayName: 'By Slug',
-			name: 'slug',
-			type: 'string',
-			placeholder: 'e.g. ticket-routing',
-			validation: [
-				{
-					type: 'regex',
-					properties: {
-						regex: SLUG_PATTERN.source,
-						errorMessage: `A slug is lower-case letters and digits separated by single hyphens, at most ${BOUNDS.slugMax} characters`,
-					},
-				},
-			],
-		},
-	],
-};
+// The decision picker lives with the fields that deciding shares (the pipeline sits below the
+// operations); Get and Review take it from here.
+export { decisionLocator } from '../pipeline/fields';
 
 export const returnAllAndLimit: INodeProperties[] = [
 	{

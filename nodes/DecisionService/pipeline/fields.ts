@@ -3,9 +3,40 @@
  * (Map Fields, Text, JSON; the tool's variants), and the Timeout and Validate Input Locally options.
  */
 import type { INodeProperties } from 'n8n-workflow';
-import type { ContextField } from '../../../src/contract';
-import { decisionLocator } from '../actions/common';
+import { BOUNDS, SLUG_PATTERN, type ContextField } from '../../../src/contract';
 import { NO_DECISION_PICKED, pickADecisionNotice } from '../outputs/parameter';
+
+/** The decision picker (Decide, Evaluate, Get, Review): a searchable list, or a slug typed. */
+export const decisionLocator: INodeProperties = {
+	displayName: 'Decision',
+	name: 'decision',
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
+	required: true,
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			typeOptions: { searchListMethod: 'searchDecisions', searchable: true },
+		},
+		{
+			displayName: 'By Slug',
+			name: 'slug',
+			type: 'string',
+			placeholder: 'e.g. ticket-routing',
+			validation: [
+				{
+					type: 'regex',
+					properties: {
+						regex: SLUG_PATTERN.source,
+						errorMessage: `A slug is lower-case letters and digits separated by single hyphens, at most ${BOUNDS.slugMax} characters`,
+					},
+				},
+			],
+		},
+	],
+};
 
 /** Options every operation that decides shares (one definition each). */
 export const timeoutOption: INodeProperties = {
