@@ -26,6 +26,7 @@ import {
 	startN8n,
 	type N8nInstance,
 } from './n8n-env';
+import type { OwnerSession } from './n8n-executions';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from './sandbox';
 import type { SandboxOptions } from '../sandbox/server';
 
@@ -198,6 +199,28 @@ export function stepsOn(pageOf: () => Page | undefined) {
 	};
 }
 
+/**
+ * Where each output of `node` leads, as the editor saved the workflow (n8n's REST API): one entry
+ * per output index, the names of the nodes it is wired to joined by ", ", '' for an unwired one.
+ * n8n connects by index, so this is what says whether a wire still starts at the same output.
+ */
+export async function savedWires(
+	session: OwnerSession,
+	workflowId: string,
+	node: string,
+): Promise<string[]> {
+	const response = await fetch(`${session.url}/rest/workflows/${workflowId}`, {
+		headers: { cookie: session.cookie, 'browser-id': 'decision-service-setup' },
+	});
+	if (!response.ok) throw new Error(`GET /workflows/${workflowId} answered ${response.status}`);
+	const { data } = (await response.json()) as {
+		data: { connections: Record<string, { main: Array<Array<{ node: string }> | null> }> };
+	};
+	return (data.connections[node]?.main ?? []).map((targets) =>
+		(targets ?? []).map((target) => target.node).join(', '),
+	);
+}
+
 type Box = { x: number; y: number; width: number; height: number };
 
 /** What a user sees and does in n8n's editor, on one page. */
@@ -225,6 +248,17 @@ export class Editor {
 		const size = this.page.viewportSize() ?? { width: 1440, height: 900 };
 		await this.page.mouse.move(size.width / 2, size.height - 3);
 		await screenshot(this.page, name);
+	}
+
+	/** Saves the open workflow as a user does (Ctrl+S) and waits until n8n stored it. */
+	async save(workflowId: string): Promise<void> {
+		const saved = this.page.waitForResponse(
+			(response) =>
+				response.url().includes(`/rest/workflows/${workflowId}`) &&
+				response.request().method() === 'PATCH',
+		);
+		await this.page.keyboard.press('Control+s');
+		expect((await saved).status()).toBe(200);
 	}
 
 	/** From now on, dialogs stay open (a test that works in the credential modal, say). */

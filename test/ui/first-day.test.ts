@@ -19,6 +19,7 @@ import {
 	Editor,
 	UI_TIMEOUT,
 	eventually,
+	savedWires as savedWiresOf,
 	startEditorRig,
 	stepsOn,
 	type EditorRig,
@@ -69,25 +70,10 @@ async function rest<T>(path: string): Promise<T> {
 	return ((await response.json()) as { data: T }).data;
 }
 
-/** The saved wires of the node: for each output index, the nodes it leads to. */
-async function savedWires(): Promise<string[]> {
-	const data = await rest<{
-		connections: Record<string, { main: Array<Array<{ node: string }> | null> }>;
-	}>(`/workflows/${EXAMPLE.id}`);
-	return data.connections[EXAMPLE.node].main.map((targets) =>
-		(targets ?? []).map((target) => target.node).join(', '),
-	);
-}
+/** The saved wires of the example's node: for each output index, the nodes it leads to. */
+const savedWires = () => savedWiresOf({ url: rig!.n8n.url, cookie }, EXAMPLE.id, EXAMPLE.node);
 
-async function save(): Promise<void> {
-	const saved = page.waitForResponse(
-		(response) =>
-			response.url().includes(`/rest/workflows/${EXAMPLE.id}`) &&
-			response.request().method() === 'PATCH',
-	);
-	await page.keyboard.press('Control+s');
-	expect((await saved).status()).toBe(200);
-}
+const save = () => ui.save(EXAMPLE.id);
 
 /** Runs the whole workflow from the canvas and waits for the node to finish. */
 async function runWorkflow(): Promise<void> {
@@ -233,13 +219,7 @@ describe('the first day: a run, Single Output and back, in the editor', () => {
 			const ran = await rest<{
 				workflowData: { nodes: Array<{ name: string; parameters: unknown }> };
 			}>(`/executions/${data.executionId}`);
-			const saved = page.waitForResponse(
-				(response) =>
-					response.url().includes(`/rest/workflows/${id}`) &&
-					response.request().method() === 'PATCH',
-			);
-			await page.keyboard.press('Control+s');
-			expect((await saved).status()).toBe(200);
+			await ui.save(id);
 			const now = await rest<{ nodes: Array<{ name: string; parameters: unknown }> }>(
 				`/workflows/${id}`,
 			);
