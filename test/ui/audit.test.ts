@@ -345,7 +345,7 @@ describe('Audit Share in the n8n editor (real browser)', () => {
 						items: `${audit.length} item${audit.length === 1 ? '' : 's'}`,
 					}),
 			);
-			await ui.frameNodes([TRIGGER, DECIDE, 'Failed tickets']);
+			await ui.frameNodes([DECIDE, 'Billing team', 'Failed tickets']);
 			await ui.screenshot('audit-share');
 			await ui.openNode(DECIDE);
 			const text = await outputPaneText();
