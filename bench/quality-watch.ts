@@ -16,7 +16,7 @@
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LABELED_ROW_COLUMNS } from '../src/evaluate';
+import { LABELED_ROW_COLUMNS } from '../src/answer';
 import { ensureTable, insertRows, personalProjectId } from '../harness/n8n-data-tables';
 import {
 	readExample,

@@ -36,7 +36,7 @@ import {
 	type WorkflowJson,
 } from '../harness/n8n-executions';
 import { ensureTable, insertRows, personalProjectId, readRows } from '../harness/n8n-data-tables';
-import { LABELED_ROW_COLUMNS } from '../src/evaluate';
+import { LABELED_ROW_COLUMNS } from '../src/answer';
 import { makeLabeledSet } from './make-labeled-set';
 import {
 	MESSAGE_NODE,

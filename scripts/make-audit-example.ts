@@ -5,7 +5,7 @@
  *
  * - Flow A (Run example): the sample tickets routed by *Route ticket* with Audit Share 20 %; each
  *   ticket goes to its team; a copy of each picked answer (a flat row) goes to the Audit output and
- *   into the Data Table `decision_audit_queue` (created on the first run, columns of src/audit.ts).
+ *   into the Data Table `decision_audit_queue` (created on the first run, columns of src/answer/audit.ts).
  * - Flow B (every weekday at 9): up to 20 queued answers turned back into the items they were,
  *   reviewed by a person on one page (Review); each review stored in `decision_reviews` as the
  *   review example stores it (its nodes are copied from examples/ticket-routing-review.json), then
@@ -16,8 +16,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AUDIT_QUEUE_COLUMNS } from '../src/audit';
-import { LABELED_ROW_COLUMNS } from '../src/evaluate';
+import { AUDIT_QUEUE_COLUMNS } from '../src/answer/audit';
+import { LABELED_ROW_COLUMNS } from '../src/answer';
 import {
 	AUDIT_OUTPUT_NAME,
 	ENTRY,

@@ -13,7 +13,7 @@
  * those, which is what the coverage-against-accuracy table is for.
  *
  * It also writes examples/ticket-routing-labeled-reviews.csv: the same tickets in the columns of the
- * Data Table `decision_reviews` (src/evaluate/labeled-row.ts) a quality watch reads, so
+ * Data Table `decision_reviews` (src/answer/labeled-row.ts) a quality watch reads, so
  * examples/quality-load-labeled.json loads it into the table in one run (issue 37): `review_id`
  * (`labeled-set/<id>`, the key its Upsert matches on), `status` (`labeled`), `decision`
  * (`ticket-routing`), `input` (the fields as JSON text) and `answer`.

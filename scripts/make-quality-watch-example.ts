@@ -14,7 +14,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FIGURES_ROW_COLUMNS, LABELED_ROW_COLUMNS } from '../src/evaluate';
+import { FIGURES_ROW_COLUMNS } from '../src/evaluate';
+import { LABELED_ROW_COLUMNS } from '../src/answer';
 
 const examples = join(__dirname, '..', 'examples');
 const credentials = {

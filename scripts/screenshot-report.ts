@@ -3,12 +3,13 @@
  * measured as the Evaluate operation does (src/evaluate), the HTML report opened in Chromium.
  * Run: npx tsx scripts/screenshot-report.ts
  */
-import { readAnswer } from '../src/answer';
+import { readAnswer } from '../src/answer/item-answer';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { ensureChromium } from '../harness/chromium';
 import { DEMO_KEYS, startTestSandbox } from '../harness/sandbox';
-import { evaluate, evaluationDecisionOf, renderReport, type ScoredItem } from '../src/evaluate';
+import { evaluate, renderReport, type ScoredItem } from '../src/evaluate';
+import { evaluationDecisionOf } from '../src/answer';
 import { makeLabeledSet } from './make-labeled-set';
 
 async function main(): Promise<void> {

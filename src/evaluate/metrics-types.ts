@@ -1,6 +1,6 @@
 // The shapes of an evaluation: what goes in (scored items, options) and what comes out (the
 // figures per kind, the per-item outcomes, the problems). Declarations only.
-import type { ItemAnswer } from '../answer';
+import type { ItemAnswer } from '../answer/item-answer';
 
 export interface ScoredItem {
 	/**
@@ -8,7 +8,7 @@ export interface ScoredItem {
 	 * (a number, 0 = lowest, as the legend's keys); classify: a list of label keys.
 	 */
 	expected: unknown;
-	/** The item's answer as src/answer.ts reads it (a carried compact or whole run, or a fresh one). */
+	/** The item's answer as src/answer/item-answer.ts reads it (a carried compact or whole run, or a fresh one). */
 	run: ItemAnswer;
 	/** Units this item cost: 1 for a fresh decide, 0 for an item scored from a run it already carried. */
 	charged: number;

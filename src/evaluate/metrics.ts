@@ -22,9 +22,9 @@
 // - An expected answer the decision does not know fails that item (a problem naming the item's
 //   index, the key and the decision's keys); the other items are still evaluated.
 
-import { kindOf, readExpected } from '../kinds';
+import { kindOf, readExpected } from '../answer/kinds';
 import { allTrafficOf } from './all-traffic';
-import { marginOf, type EvaluationDecision } from './close-call';
+import { marginOf, type EvaluationDecision } from '../answer/close-call';
 import type {
 	CommonMetrics,
 	EvaluateOptions,
@@ -61,7 +61,7 @@ function knownKeysOf(decision: EvaluationDecision): string[] {
 type Expected = { ok: true; value: string | string[] } | { ok: false; problem: ItemProblem };
 
 /**
- * Checks one expected answer against the decision (src/kinds.ts `readExpected`: classify takes a
+ * Checks one expected answer against the decision (src/answer/kinds.ts `readExpected`: classify takes a
  * list or labels separated by commas): the node calls it before a decide, so an item with a typo
  * fails without spending a unit. The message does not number the item: n8n's error says which.
  */

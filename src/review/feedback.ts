@@ -1,8 +1,8 @@
-import { feedbackText, kindOf, sameAnswer } from '../kinds';
+import { feedbackText, kindOf, sameAnswer } from '../answer/kinds';
 import type { DecisionType, ReviewItem, ReviewPick } from './types';
 
 // What goes back to the service for a reviewed item (POST /runs/{run_id}/feedback): the one
-// feedback text of src/kinds.ts (`correct` when the person agrees with the machine's answer or
+// feedback text of src/answer/kinds.ts (`correct` when the person agrees with the machine's answer or
 // guess, else the key, or the labels joined with ","; "no label" for none) and the person's note.
 // With no guess (a tie at the top, no answer at all) nothing is confirmed: the pick is the feedback.
 

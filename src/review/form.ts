@@ -1,5 +1,5 @@
 import { ownValue } from '../contract/own';
-import { kindOf } from '../kinds';
+import { kindOf } from '../answer/kinds';
 import type { DecisionType, ReviewItem, ReviewPage, ReviewPick } from './types';
 
 // The review form's fields and how a submission is read. The page is a plain HTML form (no

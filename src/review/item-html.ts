@@ -1,5 +1,5 @@
 import { escapeHtml } from '../html';
-import { kindOf } from '../kinds';
+import { kindOf } from '../answer/kinds';
 import { fieldNames, itemName, NOTE_MAX_LENGTH, readItem } from './form';
 import type { ReviewAnswer, ReviewField, ReviewItem, ReviewPage } from './types';
 import {

@@ -34,7 +34,7 @@ export interface ReviewItem {
 	status: string;
 	/**
 	 * Keys the machine gave or guessed (route and score: 1 key; classify: 0..n, [] = no label);
-	 * undefined when it has none (no answer, or a tie at the top: src/kinds.ts). Agreeing with no
+	 * undefined when it has none (no answer, or a tie at the top: src/answer/kinds.ts). Agreeing with no
 	 * guess is no confirmation: the pick is sent as a correction.
 	 */
 	machineAnswer?: string[];

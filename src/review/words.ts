@@ -1,5 +1,5 @@
 import { escapeHtml } from '../html';
-import { kindOf } from '../kinds';
+import { kindOf } from '../answer/kinds';
 import type { ReviewAnswer, ReviewItem, ReviewPage } from './types';
 
 // The machine's answer in words for a person who never opened n8n: figures as percentages, the
@@ -82,7 +82,7 @@ export function probabilitiesOf(item: ReviewItem): Map<string, number> {
 
 /**
  * Keys sharing the top probability, when two or more do (the machine then has no guess: the rule
- * is src/kinds.ts `tiedAtTop`; this names them), in the answers' order.
+ * is src/answer/kinds.ts `tiedAtTop`; this names them), in the answers' order.
  */
 export function keysTiedAtTop(
 	item: ReviewItem,

@@ -22,10 +22,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readAnswer } from '../../src/answer';
-import { AUDIT_QUEUE_COLUMNS, inAuditSample } from '../../src/audit';
+import { readAnswer } from '../../src/answer/item-answer';
+import { AUDIT_QUEUE_COLUMNS, inAuditSample } from '../../src/answer/audit';
 import type { Decision, Run } from '../../src/contract';
-import { evaluationDecisionOf } from '../../src/evaluate';
+import { evaluationDecisionOf } from '../../src/answer';
 import { stratifiedProportion } from '../../src/evaluate/stats';
 import {
 	findTable,

@@ -5,7 +5,7 @@
  * figures equal evaluate() recomputed from its scored items; every carried answer is read (none
  * in Other), the engine mix names the engine.
  */
-import { readAnswer } from '../../src/answer';
+import { readAnswer } from '../../src/answer/item-answer';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +18,8 @@ import {
 	type WorkflowRun,
 } from '../../harness/n8n-env';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
-import { evaluate, evaluationDecisionOf, forMachines, type ScoredItem } from '../../src/evaluate';
+import { evaluate, forMachines, type ScoredItem } from '../../src/evaluate';
+import { evaluationDecisionOf } from '../../src/answer';
 
 jest.setTimeout(600_000);
 

@@ -30,16 +30,15 @@ import { screenshotDir } from '../../harness/n8n-editor';
 import { escapeHtml } from '../../src/html';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readAnswer } from '../../src/answer';
+import { readAnswer } from '../../src/answer/item-answer';
 import {
 	FIGURES_ROW_COLUMNS,
-	LABELED_ROW_COLUMNS,
 	evaluate,
-	evaluationDecisionOf,
 	summaryOf,
 	type Metrics,
 	type ScoredItem,
 } from '../../src/evaluate';
+import { LABELED_ROW_COLUMNS, evaluationDecisionOf } from '../../src/answer';
 import type { Decision, Run } from '../../src/contract';
 import {
 	ensureTable,

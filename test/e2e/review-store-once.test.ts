@@ -18,7 +18,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LABELED_ROW_COLUMNS, reviewRow } from '../../src/evaluate';
+import { LABELED_ROW_COLUMNS, reviewRow } from '../../src/answer';
 import {
 	ensureTable,
 	personalProjectId,

@@ -6,7 +6,7 @@
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 import { type EngineCredentials, type NodeRunResult } from '../../harness/n8n-engine';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
-import { AUDIT_QUEUE_COLUMNS, inAuditSample } from '../../src/audit';
+import { AUDIT_QUEUE_COLUMNS, inAuditSample } from '../../src/answer/audit';
 import { makeLabeledSet } from '../../scripts/make-labeled-set';
 import { TICKET_ROUTING_OUTPUTS } from '../support/outputs';
 import { decide, decideParameters, loadRoutes, pairedIndexes, refreshRoutes } from './helpers';

@@ -6,7 +6,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { TICKET_ROUTING_OUTPUTS } from '../support/outputs';
 import { type EngineCredentials, type NodeRunResult } from '../../harness/n8n-engine';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
-import { closeCall, evaluationDecisionOf } from '../../src/evaluate';
+import { closeCall, evaluationDecisionOf } from '../../src/answer';
 import type { RunAnswer } from '../../src/contract';
 import { makeLabeledSet } from '../../scripts/make-labeled-set';
 import { decide, loadRoutes, pairedIndexes } from './helpers';

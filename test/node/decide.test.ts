@@ -494,7 +494,7 @@ describe('single output', () => {
 			}),
 			expect.objectContaining({ choice: 'technical' }),
 		]);
-		// The compact answer (src/answer.ts): the answer and what the loop measures, nothing else.
+		// The compact answer (src/answer/item-answer.ts): the answer and what the loop measures, nothing else.
 		expect(Object.keys(result.outputs[0][0].json.answer as IDataObject).sort()).toEqual([
 			'choice',
 			'confidence',

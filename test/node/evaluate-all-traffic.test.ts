@@ -8,7 +8,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { runNode } from '../../harness/n8n-engine';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
-import { evaluationDecisionOf } from '../../src/evaluate';
+import { evaluationDecisionOf } from '../../src/answer';
 import { stratifiedProportion, wilsonInterval } from '../../src/evaluate/stats';
 import { makeLabeledSet, reviewRowOf } from '../../scripts/make-labeled-set';
 import { locator } from './helpers';

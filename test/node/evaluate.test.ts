@@ -4,11 +4,12 @@
  * report's figures are evaluate() recomputed from the scored items; a bad expected answer fails
  * its item only, uncharged.
  */
-import { readAnswer } from '../../src/answer';
+import { readAnswer } from '../../src/answer/item-answer';
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 import { outputNames, runNode, type EngineCredentials } from '../../harness/n8n-engine';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
-import { evaluate, evaluationDecisionOf, forMachines, type ScoredItem } from '../../src/evaluate';
+import { evaluate, forMachines, type ScoredItem } from '../../src/evaluate';
+import { evaluationDecisionOf } from '../../src/answer';
 import { makeLabeledSet } from '../../scripts/make-labeled-set';
 import { decide, locator } from './helpers';
 
@@ -366,7 +367,7 @@ describe('Evaluate as a watch over stored review rows', () => {
 	const DAY = 24 * 60 * 60 * 1000;
 	const liveVersion = async () =>
 		(await sb.client(DEMO_KEYS.pro).getDecision('ticket-routing')).live_version as number;
-	/** A stored review row (src/evaluate/labeled-row.ts): what the machine said on `version`. */
+	/** A stored review row (src/answer/labeled-row.ts): what the machine said on `version`. */
 	const stored = (
 		at: number,
 		version: number,

@@ -44,7 +44,7 @@ import {
 	type DataTable,
 	type Row,
 } from '../../harness/n8n-data-tables';
-import { LABELED_ROW_COLUMNS } from '../../src/evaluate';
+import { LABELED_ROW_COLUMNS } from '../../src/answer';
 import { LABEL_MESSAGES, STORE_BRANCH, classifyReviewWorkflow } from '../support/review-store';
 import type { SandboxExchange } from '../../sandbox/server';
 import {

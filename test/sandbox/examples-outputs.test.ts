@@ -6,7 +6,7 @@
 import { exampleWorkflows } from '../../harness/n8n-env';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
 import { freshOutputsList, forReview } from '../../nodes/DecisionService/outputs/list';
-import { auditFraction } from '../../src/audit';
+import { auditFraction } from '../../src/answer/audit';
 
 let sb: TestSandbox;
 beforeAll(async () => {

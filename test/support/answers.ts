@@ -1,8 +1,8 @@
 /**
- * A run's fields as the evaluation reads them: through the answer contract (src/answer.ts), as the
+ * A run's fields as the evaluation reads them: through the answer contract (src/answer/item-answer.ts), as the
  * node does. Tests write runs by hand without a run ID; one is added.
  */
-import { readAnswer, type ItemAnswer } from '../../src/answer';
+import { readAnswer, type ItemAnswer } from '../../src/answer/item-answer';
 import type { DecisionType } from '../../src/contract';
 
 export type RunFields = Record<string, unknown> & { status: string };

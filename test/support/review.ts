@@ -22,7 +22,7 @@ export interface ReviewTicket {
 	closeCall?: true;
 	/**
 	 * The machine's answer: its choice, or its most probable option when it was doubtful; undefined
-	 * on a tie at the top (no guess, src/kinds.ts: a pick is then never "correct" nor agreed).
+	 * on a tie at the top (no guess, src/answer/kinds.ts: a pick is then never "correct" nor agreed).
 	 */
 	machine: string | undefined;
 	/** Doubtful tickets: the person's pick on the page (undefined: left for later) and note. */

@@ -36,7 +36,7 @@ import {
 	type Editor,
 	type EditorRig,
 } from '../../harness/n8n-editor';
-import { inAuditSample } from '../../src/audit';
+import { inAuditSample } from '../../src/answer/audit';
 import { makeLabeledSet } from '../../scripts/make-labeled-set';
 import { TICKET_ROUTING_OUTPUTS } from '../support/outputs';
 

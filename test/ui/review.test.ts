@@ -146,7 +146,7 @@ async function reviewerPage(
 	return opened;
 }
 
-/** For each doubtful ticket, in order: whether its top probability is shared (no guess: src/kinds.ts). */
+/** For each doubtful ticket, in order: whether its top probability is shared (no guess: src/answer/kinds.ts). */
 let tiedAt: boolean[];
 /** Whether the doubtful ticket with this (unique) subject has a tie at the top. */
 const isTied = (subject: string) => tiedAt[doubtful.indexOf(subject)] === true;

@@ -1,9 +1,9 @@
 /**
- * The answer contract (src/answer.ts): what Decide writes on an item, Simplify on or off, is what
+ * The answer contract (src/answer/item-answer.ts): what Decide writes on an item, Simplify on or off, is what
  * Evaluate, Review and Send Feedback read back. Every kind x status x Simplify, through JSON (n8n
  * stores items as JSON), against runs shaped as the service sends them.
  */
-import { readAnswer, writeAnswer } from '../../src/answer';
+import { readAnswer, writeAnswer } from '../../src/answer/item-answer';
 import type { DecisionType, RunAnswer } from '../../src/contract';
 
 const KEYS: Record<DecisionType, string[]> = {

@@ -1,5 +1,5 @@
 /**
- * The audit sample (src/audit.ts) and where it shows: the Outputs list's Audit entry, the answer's
+ * The audit sample (src/answer/audit.ts) and where it shows: the Outputs list's Audit entry, the answer's
  * `audit_share`, and the stratum a review row records.
  */
 import type { INodeParameters, ResourceMapperField } from 'n8n-workflow';
@@ -10,8 +10,8 @@ import {
 	canonicalText,
 	inAuditSample,
 	uniformOf,
-} from '../../src/audit';
-import { readAnswer } from '../../src/answer';
+} from '../../src/answer/audit';
+import { readAnswer } from '../../src/answer/item-answer';
 import { configuredOutputs } from '../../nodes/DecisionService/outputs/configured';
 import { outputsLayout, reviewLayout } from '../../nodes/DecisionService/outputs/layout';
 import {
@@ -23,7 +23,7 @@ import {
 	outputsListFor,
 } from '../../nodes/DecisionService/outputs/list';
 import { strataOf } from '../../nodes/DecisionService/actions/decision/review/labeled-context';
-import { reviewRow } from '../../src/evaluate/labeled-row';
+import { reviewRow } from '../../src/answer/labeled-row';
 import { TICKET_ROUTING_OUTPUTS } from '../support/outputs';
 
 const decision = {

@@ -2,10 +2,10 @@ import {
 	evaluate,
 	renderReport,
 	summaryOf,
-	type EvaluationDecision,
 	type Metrics,
 	type ScoredItem,
 } from '../../src/evaluate';
+import { type EvaluationDecision } from '../../src/answer';
 import { itemsNeeded, wilsonInterval } from '../../src/evaluate/stats';
 import { answerOfRun } from '../support/answers';
 

@@ -2,10 +2,10 @@ import {
 	closeCall as closeCallOfJudged,
 	marginOf as marginOfJudged,
 	type EvaluationDecision,
-} from '../../src/evaluate';
-import { kindOf, type RunFields } from '../../src/kinds';
+} from '../../src/answer';
+import { kindOf, type RunFields } from '../../src/answer/kinds';
 
-// Runs are written as the service sends them; the rule reads their answer through src/kinds.ts.
+// Runs are written as the service sends them; the rule reads their answer through src/answer/kinds.ts.
 type Run = RunFields & { status: string };
 const judged = (decision: EvaluationDecision, run: Run) => ({
 	status: run.status,

@@ -16,14 +16,11 @@ import {
 	evaluate,
 	figuresRow,
 	readFiguresRow,
-	reviewIdOf,
-	reviewRow,
-	storedReviewId,
 	summaryOf,
 	tallyOf,
-	type EvaluationDecision,
 	type ScoredItem,
 } from '../../src/evaluate';
+import { reviewIdOf, reviewRow, storedReviewId, type EvaluationDecision } from '../../src/answer';
 import { outputNames } from '../../harness/n8n-expressions';
 import { answerOfRun } from '../support/answers';
 
@@ -361,7 +358,7 @@ describe('reviewRow', () => {
 		expect(row).toEqual({
 			review_id: '12/run_1',
 			status: 'reviewed',
-			// The one encoding, as the feedback sent (src/kinds.ts): Send Feedback sends it as it is.
+			// The one encoding, as the feedback sent (src/answer/kinds.ts): Send Feedback sends it as it is.
 			answer: 'billing,refund',
 			agreed: false,
 			note: 'double charge',

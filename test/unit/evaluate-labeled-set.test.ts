@@ -3,6 +3,7 @@ import { answerOfRun } from '../support/answers';
 import { join } from 'node:path';
 import { UNCERTAIN_CHOICE } from '../../src/contract';
 import { evaluate, type ScoredItem } from '../../src/evaluate';
+import {} from '../../src/answer';
 import { flattenText, modelOf, runEngine } from '../../sandbox/engine';
 import { SEED_DECISIONS } from '../../sandbox/seed';
 import {
@@ -13,8 +14,8 @@ import {
 	toCsv,
 	toReviewsCsv,
 } from '../../scripts/make-labeled-set';
-import { LABELED_ROW_COLUMNS } from '../../src/evaluate';
-import type { ItemAnswer } from '../../src/answer';
+import { LABELED_ROW_COLUMNS } from '../../src/answer';
+import type { ItemAnswer } from '../../src/answer/item-answer';
 import type { Prepared } from '../../nodes/DecisionService/pipeline/prepare';
 import {
 	NotAsked,

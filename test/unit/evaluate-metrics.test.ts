@@ -1,10 +1,5 @@
-import {
-	evaluate,
-	evaluationDecisionOf,
-	DEFAULT_THRESHOLDS,
-	type EvaluationDecision,
-	type ScoredItem,
-} from '../../src/evaluate';
+import { evaluate, DEFAULT_THRESHOLDS, type ScoredItem } from '../../src/evaluate';
+import { evaluationDecisionOf, type EvaluationDecision } from '../../src/answer';
 import { wilsonInterval } from '../../src/evaluate/stats';
 import { jsonObject } from '../support/js-names';
 import { answerOfRun, type RunFields } from '../support/answers';

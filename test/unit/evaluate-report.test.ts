@@ -5,10 +5,10 @@ import {
 	formatNumber,
 	formatRate,
 	renderReport,
-	type EvaluationDecision,
 	type Metrics,
 	type ScoredItem,
 } from '../../src/evaluate';
+import { type EvaluationDecision } from '../../src/answer';
 
 const HOSTILE = '<script>alert("x")</script>';
 const QUOTES = `"><img src=x onerror='alert(1)'>`;

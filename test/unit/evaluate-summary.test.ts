@@ -8,9 +8,9 @@ import {
 	notYetWords,
 	renderReport,
 	summaryOf,
-	type EvaluationDecision,
 	type ScoredItem,
 } from '../../src/evaluate';
+import { type EvaluationDecision } from '../../src/answer';
 import { answerOfRun } from '../support/answers';
 
 const decision: EvaluationDecision = { type: 'route', keys: ['billing', 'sales'] };

@@ -5,8 +5,9 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AUDIT_QUEUE_COLUMNS } from '../../src/audit';
-import { FIGURES_ROW_COLUMNS, LABELED_ROW_COLUMNS } from '../../src/evaluate';
+import { AUDIT_QUEUE_COLUMNS } from '../../src/answer/audit';
+import { FIGURES_ROW_COLUMNS } from '../../src/evaluate';
+import { LABELED_ROW_COLUMNS } from '../../src/answer';
 
 const EXAMPLES = join(__dirname, '../../examples');
 const COLUMNS: Record<string, ReadonlyArray<{ name: string; type: string }>> = {

@@ -1,5 +1,5 @@
 /**
- * The kind module (src/kinds.ts): each rule with a case that fails without it.
+ * The kind module (src/answer/kinds.ts): each rule with a case that fails without it.
  */
 import {
 	FEEDBACK_CORRECT,
@@ -13,7 +13,7 @@ import {
 	readExpected,
 	sameAnswer,
 	type Kind,
-} from '../../src/kinds';
+} from '../../src/answer/kinds';
 
 const route = kindOf('route')!;
 const score = kindOf('score')!;

@@ -24,7 +24,7 @@ import {
 } from '../../nodes/DecisionService/outputs/list';
 import { JS_FIELD_NAMES, JS_KEYS, jsonObject } from '../support/js-names';
 import { agreedWith, feedbackFor, renderReviewPage } from '../../src/review';
-import { reviewRow } from '../../src/evaluate/labeled-row';
+import { reviewRow } from '../../src/answer/labeled-row';
 import { ticketRoutingDecision } from '../support/decisions';
 
 const entry = (id: string, extra: Partial<OutputsListEntry> = {}): OutputsListEntry => ({
@@ -155,7 +155,7 @@ function run(fields: Partial<RunAnswer>): RunAnswer {
 
 const legend = { '0': 'cold', '1': 'warm', '2': 'hot' };
 const routeProbabilities = { technical: 0.3, billing: 0.45, sales: 0.25 };
-/** Four options at 0.25: no guess (src/kinds.ts, the one rule for ties). */
+/** Four options at 0.25: no guess (src/answer/kinds.ts, the one rule for ties). */
 const TIE = { billing: 0.25, technical: 0.25, sales: 0.25, account: 0.25 };
 const SORTED = [
 	{ key: 'billing', value: 0.45 },

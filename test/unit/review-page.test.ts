@@ -243,7 +243,7 @@ describe('an item', () => {
 	});
 
 	it('shows no leaning on a tie at the top: it says the answers are equally likely', () => {
-		// routePage's item 2: sales and billing at 50% each, no guess (src/kinds.ts).
+		// routePage's item 2: sales and billing at 50% each, no guess (src/answer/kinds.ts).
 		const html = itemHtml(renderReviewPage(routePage()), 1);
 		const text = textOf(html);
 		expect(text).toContain('No suggestion: Billing team and sales are equally likely (50% each).');

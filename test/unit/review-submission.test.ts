@@ -14,8 +14,8 @@ import {
 	type ReviewPage,
 	type ReviewPick,
 } from '../../src/review';
-import { reviewRow } from '../../src/evaluate/labeled-row';
-import { feedbackOf } from '../../src/kinds';
+import { reviewRow } from '../../src/answer/labeled-row';
+import { feedbackOf } from '../../src/answer/kinds';
 import { JS_FIELD_NAMES, JS_KEYS, jsonObject } from '../support/js-names';
 import { classifyPage, routePage, scorePage, submit } from '../support/review-pages';
 

@@ -6,7 +6,7 @@ import type {
 	ResourceMapperValue,
 } from 'n8n-workflow';
 import { ownValue, type ContextField, type Decision } from '../../../src/contract';
-import { auditFraction } from '../../../src/audit';
+import { auditFraction } from '../../../src/answer/audit';
 import { forReview, OUTPUTS_LIST_PARAMETER, outputsListFor } from '../outputs/list';
 import { toNodeError } from '../errors';
 import { autoMapNotice } from '../pipeline/fields';

@@ -15,7 +15,7 @@
  */
 import type { ResourceMapperField } from 'n8n-workflow';
 import type { Decision } from '../../../src/contract';
-import { kindOf } from '../../../src/kinds';
+import { kindOf } from '../../../src/answer/kinds';
 
 /** The node parameter that stores the Outputs list. */
 export const OUTPUTS_LIST_PARAMETER = 'routes';

@@ -5,7 +5,7 @@
  */
 import type { INodeExecutionData } from 'n8n-workflow';
 import { RUN_STATUSES, jsonCopy, type RunAnswer } from '../../../src/contract';
-import { kindOfRun } from '../../../src/kinds';
+import { kindOfRun } from '../../../src/answer/kinds';
 import type { OutputsLayout, ReviewLayout } from './layout';
 
 const KNOWN_STATUSES: readonly string[] = RUN_STATUSES;
@@ -32,7 +32,7 @@ export function anomalyOf(run: RunAnswer): string | undefined {
 	return undefined;
 }
 
-/** The run's answer as keys (src/kinds.ts): undefined when it gave none. */
+/** The run's answer as keys (src/answer/kinds.ts): undefined when it gave none. */
 function answerKeys(run: RunAnswer): string[] | undefined {
 	return kindOfRun(run)?.answerOf(run);
 }

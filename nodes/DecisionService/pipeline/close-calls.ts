@@ -6,8 +6,8 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 import type { RunAnswer } from '../../../src/contract';
-import { kindOfRun } from '../../../src/kinds';
-import { closeCall, type CloseCallJudged } from '../../../src/evaluate';
+import { kindOfRun } from '../../../src/answer/kinds';
+import { closeCall, type CloseCallJudged } from '../../../src/answer';
 import { NO_LABEL_KEY } from '../outputs/list';
 import { type OutputsLayout } from '../outputs/layout';
 

@@ -1,6 +1,6 @@
-/** What an item carries after a decide: its answer (src/answer.ts), or its error. */
+/** What an item carries after a decide: its answer (src/answer/item-answer.ts), or its error. */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
-import { writeAnswer } from '../../../src/answer';
+import { writeAnswer } from '../../../src/answer/item-answer';
 import type { RunAnswer } from '../../../src/contract';
 import { mayHaveBeenCharged, serviceCodeOf } from '../errors';
 
@@ -29,7 +29,7 @@ export function failedItemJson(
 }
 
 /**
- * What is written on the item: the compact answer (Simplify) or the whole run, as src/answer.ts's
+ * What is written on the item: the compact answer (Simplify) or the whole run, as src/answer/item-answer.ts's
  * contract says (Evaluate, Review and Send Feedback read it back with `readAnswer`).
  */
 export function answerOf(run: RunAnswer, simplify: boolean): IDataObject {

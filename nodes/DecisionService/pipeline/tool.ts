@@ -7,7 +7,7 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import type { RunAnswer } from '../../../src/contract';
-import { answerOf } from '../pipeline/item-json';
+import { answerOf } from './item-json';
 
 /** Longest error text handed to an agent: enough for the message and the hint, short enough for a prompt. */
 const MAX_ERROR_TEXT = 600;

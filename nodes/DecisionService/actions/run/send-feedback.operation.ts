@@ -6,7 +6,7 @@ import {
 } from 'n8n-workflow';
 import { createDecisionClient } from '../../transport';
 import { runPerItem } from '../common';
-import { feedbackOf } from '../../../../src/kinds';
+import { feedbackOf } from '../../../../src/answer/kinds';
 
 const properties: INodeProperties[] = [
 	{

@@ -24,8 +24,8 @@ import { prepareItems } from '../../../pipeline/prepare';
 import { decideAll } from '../../../pipeline/decide-all';
 import type { Prepared } from '../../../pipeline/prepare';
 import type { DecideInput } from '../../../pipeline/input';
-import { auditFraction, auditQueueRow, inAuditSample } from '../../../../../src/audit';
-import { answerText, kindOfRun } from '../../../../../src/kinds';
+import { auditFraction, auditQueueRow, inAuditSample } from '../../../../../src/answer/audit';
+import { answerText, kindOfRun } from '../../../../../src/answer/kinds';
 
 /** Audit Share: what picking an item for the audit sample needs besides its run. */
 interface AuditSampling {
@@ -38,7 +38,7 @@ interface AuditSampling {
 }
 
 /**
- * The audit row of a confident answer the sample picks (src/audit.ts), or undefined: an answer
+ * The audit row of a confident answer the sample picks (src/answer/audit.ts), or undefined: an answer
  * that went to Uncertain, Pending Review or Other, or an item outside the sample.
  */
 function auditRowOf(

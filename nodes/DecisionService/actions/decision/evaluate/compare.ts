@@ -4,18 +4,18 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import type { DecisionClient } from '../../../../../src/client';
-import type { ItemAnswer } from '../../../../../src/answer';
+import type { ItemAnswer } from '../../../../../src/answer/item-answer';
 import type { RunAnswer } from '../../../../../src/contract';
 import {
 	comparisonSentence,
 	evaluate,
 	tallyOf,
 	type EvaluateOptions,
-	type EvaluationDecision,
 	type ItemOutcome,
 	type Metrics,
 	type ScoredItem,
 } from '../../../../../src/evaluate';
+import { type EvaluationDecision } from '../../../../../src/answer';
 import { decideAll } from '../../../pipeline/decide-all';
 import { prepareItems } from '../../../pipeline/prepare';
 import type { DecideStats } from '../../../pipeline/receipt';

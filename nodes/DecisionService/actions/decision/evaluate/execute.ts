@@ -10,14 +10,13 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 import type { DecisionClient } from '../../../../../src/client';
 import { ownValue, type RunAnswer } from '../../../../../src/contract';
-import { readAnswer, type ItemAnswer } from '../../../../../src/answer';
-import { kindOf } from '../../../../../src/kinds';
+import { readAnswer, type ItemAnswer } from '../../../../../src/answer/item-answer';
+import { kindOf } from '../../../../../src/answer/kinds';
 import {
 	DEFAULT_TARGET_ACCURACY,
 	costOfMetrics,
 	driftOf,
 	evaluate,
-	evaluationDecisionOf,
 	figuresRow,
 	readFiguresRow,
 	recentEvidence,
@@ -25,10 +24,10 @@ import {
 	summaryOf,
 	versionEvidence,
 	type Evidence,
-	type EvaluationDecision,
 	type Metrics,
 	type ScoredItem,
 } from '../../../../../src/evaluate';
+import { evaluationDecisionOf, type EvaluationDecision } from '../../../../../src/answer';
 import { toNodeError } from '../../../errors';
 import { createDecisionClient } from '../../../transport';
 import { decideAll } from '../../../pipeline/decide-all';

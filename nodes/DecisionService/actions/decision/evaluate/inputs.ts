@@ -13,21 +13,17 @@ import {
 	type INodeExecutionData,
 } from 'n8n-workflow';
 import { ownValue, type RunAnswer } from '../../../../../src/contract';
-import { readAnswer, type ItemAnswer } from '../../../../../src/answer';
-import { kindOf } from '../../../../../src/kinds';
-import {
-	checkExpected,
-	storedReviewId,
-	type EvaluationDecision,
-	type ScoredItem,
-} from '../../../../../src/evaluate';
+import { readAnswer, type ItemAnswer } from '../../../../../src/answer/item-answer';
+import { kindOf } from '../../../../../src/answer/kinds';
+import { checkExpected, type ScoredItem } from '../../../../../src/evaluate';
+import { storedReviewId, type EvaluationDecision } from '../../../../../src/answer';
 import { slugOf } from '../../../pipeline/input';
 import type { Prepared } from '../../../pipeline/prepare';
 
 /** Marks an item that needs no decide (it failed already, or carries its run). */
 export class NotAsked extends Error {}
 
-/** The answer an earlier Decide (or Review) left on the item, compact or whole (src/answer.ts). */
+/** The answer an earlier Decide (or Review) left on the item, compact or whole (src/answer/item-answer.ts). */
 export function carriedAnswer(
 	json: IDataObject,
 	field: string,
@@ -38,7 +34,7 @@ export function carriedAnswer(
 
 /**
  * The answer a stored review row keeps (`run_id`, `machine_status`, `machine_answer`, `version`,
- * `confidence`: src/evaluate/labeled-row.ts) and the version that gave it: scored free while that
+ * `confidence`: src/answer/labeled-row.ts) and the version that gave it: scored free while that
  * version is live, so a watch never decides a row twice on one version, nor sends a doubtful row
  * to the service's review queue again. Undefined when the row keeps no run or no status.
  */

@@ -5,9 +5,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { forEachBounded, type DecisionClient } from '../../../../../src/client';
 import type { Decision, RunAnswer } from '../../../../../src/contract';
-import { feedbackText, type Kind } from '../../../../../src/kinds';
+import { feedbackText, type Kind } from '../../../../../src/answer/kinds';
 import {
-	answerText,
 	forMachines,
 	renderReport,
 	type Drift,
@@ -16,13 +15,14 @@ import {
 	type Metrics,
 	type Summary,
 } from '../../../../../src/evaluate';
+import { rowAnswerText } from '../../../../../src/answer';
 import { answerOf, failedItemJson } from '../../../pipeline/item-json';
 import type { BadRow, NotScored, Scoring } from './inputs';
 import { ownValue } from '../../../../../src/contract';
 
 /**
  * A stored review row decided again (a version change): the new answer in the row's own columns
- * (src/evaluate/labeled-row.ts), keyed by its review_id, for a Data Table Upsert to keep, so the
+ * (src/answer/labeled-row.ts), keyed by its review_id, for a Data Table Upsert to keep, so the
  * next run scores it free. Undefined for an item that is not a stored review.
  */
 function storedRowUpdate(
@@ -46,13 +46,13 @@ function storedRowUpdate(
 		machine_answer:
 			said === undefined
 				? ''
-				: answerText(Array.isArray(said) ? said : [said], Array.isArray(said)),
+				: rowAnswerText(Array.isArray(said) ? said : [said], Array.isArray(said)),
 		...(scored.confidence === null ? {} : { confidence: scored.confidence }),
 		...(version === null || version === undefined ? {} : { version }),
 	};
 }
 
-/** Sends each scored item's expected answer as feedback on its run (the one encoding of src/kinds.ts). */
+/** Sends each scored item's expected answer as feedback on its run (the one encoding of src/answer/kinds.ts). */
 export async function sendExpectedAsFeedback(
 	context: IExecuteFunctions,
 	client: DecisionClient,

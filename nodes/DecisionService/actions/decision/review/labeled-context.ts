@@ -1,12 +1,12 @@
 /**
- * What a review row records beside the pick (src/evaluate/labeled-row.ts): what the decision was
+ * What a review row records beside the pick (src/answer/labeled-row.ts): what the decision was
  * asked, the version that answered, the workflow. Read once per submit; nothing here throws.
  */
 import type { IWebhookFunctions, INodeExecutionData } from 'n8n-workflow';
 import type { DecisionClient } from '../../../../../src/client';
 import { ownValue } from '../../../../../src/contract';
-import { readAnswer } from '../../../../../src/answer';
-import type { ReviewStratum } from '../../../../../src/evaluate/labeled-row';
+import { readAnswer } from '../../../../../src/answer/item-answer';
+import type { ReviewStratum } from '../../../../../src/answer/labeled-row';
 import { askedInputs, decideSourceOf, resultFieldOf } from './asked';
 
 export interface LabeledContext {

@@ -6,8 +6,8 @@
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { ownValue, type ContextField, type Decision } from '../../../../../src/contract';
-import { readAnswer } from '../../../../../src/answer';
-import { kindOf, type KeyedDecision } from '../../../../../src/kinds';
+import { readAnswer } from '../../../../../src/answer/item-answer';
+import { kindOf, type KeyedDecision } from '../../../../../src/answer/kinds';
 import type { ReviewAnswer, ReviewField, ReviewItem, ReviewPage } from '../../../../../src/review';
 import { NO_LABEL_KEY, type OutputsListEntry } from '../../../outputs/list';
 import type { DecideInput } from '../../../pipeline/input';
@@ -77,7 +77,7 @@ function fieldsOf(
 }
 
 /**
- * The machine's answer on an item as Decide wrote it, compact or whole (src/answer.ts): the keys
+ * The machine's answer on an item as Decide wrote it, compact or whole (src/answer/item-answer.ts): the keys
  * it gave, or on a doubtful run its guess (none on a tie at the top); its status, confidence,
  * probabilities and run.
  */
@@ -90,7 +90,7 @@ export function machineAnswerOf(
 	return {
 		runId: read?.runId,
 		status: read?.status ?? asString(answer?.status) ?? 'failed',
-		// None on a tie at the top or without an answer: the page shows no leaning (src/kinds.ts).
+		// None on a tie at the top or without an answer: the page shows no leaning (src/answer/kinds.ts).
 		machineAnswer: read?.guess,
 		confidence: read?.confidence,
 		probabilities: Object.entries(read?.probabilities ?? {})

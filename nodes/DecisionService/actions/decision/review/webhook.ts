@@ -28,7 +28,7 @@ import { decisionKeys, OUTPUTS_LIST_PARAMETER } from '../../../outputs/list';
 import { reviewLayout } from '../../../outputs/layout';
 import { BoundedCache, type DecisionClient } from '../../../../../src/client';
 import { createDecisionClient } from '../../../transport';
-import { reviewRow } from '../../../../../src/evaluate/labeled-row';
+import { reviewRow } from '../../../../../src/answer/labeled-row';
 import { itemPerTarget, pickTargets } from '../../../outputs/targets';
 import { askedInputs, decideSourceOf, resultFieldOf } from './asked';
 import { labeledContext, strataOf, versionOf } from './labeled-context';
@@ -224,7 +224,7 @@ async function answer(n8n: IWebhookFunctions, res: Response): Promise<IWebhookRe
 		const shown = page.items[index];
 		const machine = shown?.machineAnswer ?? [];
 		const sent = feedback.get(index);
-		// One flat row (src/evaluate/labeled-row.ts): n8n's Data Table node stores it as it is.
+		// One flat row (src/answer/labeled-row.ts): n8n's Data Table node stores it as it is.
 		const review: IDataObject = reviewRow({
 			picked: pick.keys,
 			labels: page.decision.type === 'classify',

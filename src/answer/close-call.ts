@@ -1,5 +1,5 @@
 import { BOUNDS, ownValue, type DecisionType } from '../contract';
-import { kindOf, type KeyedDecision } from '../kinds';
+import { kindOf, type KeyedDecision } from './kinds';
 
 /**
  * What the evaluation needs to know about a decision: its type and its keys, as
@@ -32,8 +32,8 @@ export function evaluationDecisionOf(
 
 /**
  * What the close-call rule reads of a run: its status, its probabilities and its answer as keys
- * (the service's answer, or the machine's guess on a run without one; see src/kinds.ts). A whole
- * run and an item's answer read back (src/answer.ts) both give it.
+ * (the service's answer, or the machine's guess on a run without one; see src/answer/kinds.ts). A whole
+ * run and an item's answer read back (src/answer/item-answer.ts) both give it.
  */
 export interface JudgedRun {
 	status: string;

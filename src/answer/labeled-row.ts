@@ -2,7 +2,7 @@
 // node stores with no column mapped by hand (its insert takes text, numbers, yes/no and empty
 // values, never an object or a list), and what a quality watch reads back as a labeled item
 // (docs/quality-watch.md). Pure.
-import { answerText as feedbackAnswerText, kindOf } from '../kinds';
+import { answerText as feedbackAnswerText, kindOf } from './kinds';
 
 /** The columns of the labeled set's table, in the order a table is created with them. */
 export const LABELED_ROW_COLUMNS: ReadonlyArray<{
@@ -32,12 +32,12 @@ export const LABELED_ROW_COLUMNS: ReadonlyArray<{
 ];
 
 /**
- * An answer as one text, in the one encoding feedback uses (src/kinds.ts, `answerText`): the key,
+ * An answer as one text, in the one encoding feedback uses (src/answer/kinds.ts, `answerText`): the key,
  * or the labels joined with "," (`billing,refund`), or `no label`; so `review.answer` sent as it is
  * by Send Feedback says what Review sent. Rows written before used ", ": Evaluate and Send Feedback
  * read both.
  */
-export function answerText(keys: readonly string[], list: boolean): string {
+export function rowAnswerText(keys: readonly string[], list: boolean): string {
 	return feedbackAnswerText(kindOf(list ? 'classify' : 'route')!, keys);
 }
 
@@ -134,7 +134,7 @@ export function reviewRow(review: ReviewRowInput): Record<string, Cell> {
 	if (id) row.review_id = id;
 	Object.assign(row, {
 		status: 'reviewed',
-		answer: answerText(review.picked, review.labels),
+		answer: rowAnswerText(review.picked, review.labels),
 		agreed: review.agreed,
 	});
 	if (review.note) row.note = review.note;
@@ -149,7 +149,7 @@ export function reviewRow(review: ReviewRowInput): Record<string, Cell> {
 	if (review.runId) row.run_id = review.runId;
 	if (review.machineStatus) row.machine_status = review.machineStatus;
 	if (review.machineAnswer.length || review.labels)
-		row.machine_answer = answerText(review.machineAnswer, review.labels);
+		row.machine_answer = rowAnswerText(review.machineAnswer, review.labels);
 	if (review.confidence !== undefined) row.confidence = review.confidence;
 	if (review.stratum) row.stratum = review.stratum;
 	if (review.stratum === 'audited' && review.auditShare !== undefined)

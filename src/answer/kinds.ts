@@ -14,7 +14,7 @@ import {
 	levelOf,
 	ownValue,
 	type DecisionType,
-} from './contract';
+} from '../contract';
 
 /** The fields of a run this file reads; a full run and an item's compact answer both fit. */
 export interface RunFields {

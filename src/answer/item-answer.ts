@@ -6,7 +6,7 @@
  * `suggestion` (uncertain, pending), the level of a score, the probabilities, the confidence, the
  * engine and model. Pure, no n8n; what it reads is untrusted (a user's Code node may have edited it).
  */
-import { jsonCopy, ownObject, ownValue, type RunAnswer } from './contract';
+import { jsonCopy, ownObject, ownValue, type RunAnswer } from '../contract';
 import { guessOf, kindOf, kindOfRun, probabilityEntries, type Kind } from './kinds';
 
 /** An answer as written on an item: JSON. */
@@ -91,7 +91,7 @@ function keysOf(value: unknown): string[] | undefined {
  * An item's answer read back, compact or whole: undefined when the field holds no answer (no run
  * ID or status). `type`: the decision's type when the reader knows it (it tells a compact
  * uncertain answer's kind); `keys`: the decision's keys (a classify guess lists its labels in their
- * order). A tie at the top of the probabilities is no guess (src/kinds.ts, `leaningOf`).
+ * order). A tie at the top of the probabilities is no guess (src/answer/kinds.ts, `leaningOf`).
  */
 export function readAnswer(
 	value: unknown,

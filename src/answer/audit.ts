@@ -80,7 +80,7 @@ export interface AuditQueueInput {
 	decision: string;
 	version?: number;
 	runId: string;
-	/** The answer as one text (src/kinds.ts, `answerText`). */
+	/** The answer as one text (src/answer/kinds.ts, `answerText`). */
 	machineAnswer: string;
 	confidence?: number;
 	fraction: number;
