@@ -241,7 +241,7 @@ export function errorFromResponse(
 		message: scrubSecrets(
 			!envelope.fromService && status === 404
 				? // Not the API's own 404 (no error envelope): the Base URL points elsewhere.
-					`${context.label} failed (404): no Decision Service API answers at this address. Check the credential's Base URL: the API's address, ending with its version, /v1.`
+					`${context.label} failed (404): no Decision Service API answers at this address. Check the Base URL: the API's address, ending with its version, /v1.`
 				: `${context.label} failed (${status} ${envelope.code})${said}`,
 			context.secrets,
 		),

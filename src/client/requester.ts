@@ -397,7 +397,7 @@ export class Requester {
 				mayHaveReachedServer: false,
 				mayHaveBeenCharged: false,
 				message: this.scrub(
-					`${operation.label} failed: nothing answers at ${this.hostAndPort()}${tries} (connection refused). Check the host and port of the credential's Base URL, and that the service runs there.`,
+					`${operation.label} failed: nothing answers at ${this.hostAndPort()}${tries} (connection refused). Check the host and port of the Base URL, and that the service runs there.`,
 				),
 			});
 		}

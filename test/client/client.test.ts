@@ -440,7 +440,7 @@ describe('retry discipline', () => {
 		expect(error.mayHaveReachedServer).toBe(false);
 		// In words a user can act on, with where it looked (never the path or the key).
 		expect(error.message).toBe(
-			`decide on "ticket-routing" failed: nothing answers at 127.0.0.1:${port} after 3 attempts (connection refused). Check the host and port of the credential's Base URL, and that the service runs there.`,
+			`decide on "ticket-routing" failed: nothing answers at 127.0.0.1:${port} after 3 attempts (connection refused). Check the host and port of the Base URL, and that the service runs there.`,
 		);
 		expect(calls).toHaveLength(3);
 		await close();
