@@ -1,0 +1,221 @@
+// The evidence behind the watch's alert: a drop's 95 % interval and one-sided p-value, tested at the
+// false-alarm rate the user sets (recent rows against earlier ones; the same rows on two versions).
+// Pure; the formulas are stats.ts's.
+import {
+	binomialCdf,
+	itemsNeeded,
+	normalCdf,
+	normalQuantile,
+	twoProportionTest,
+	wilsonInterval,
+	type ProportionCount,
+	type ProportionInterval,
+} from './stats';
+
+/** A change in points with its sign: "+1.5", "−2.0", "±0.0" (drift.ts says points the same way). */
+
+export const signed = (value: number): string =>
+	value > 0 ? `+${value.toFixed(1)}` : value < 0 ? `−${Math.abs(value).toFixed(1)}` : '±0.0';
+
+/**
+ * The evidence behind an alert: a change with its 95 % interval and a one-sided p-value for a
+ * drop, tested at the false-alarm rate the user sets. `recent`: rows reviewed within the window
+ * against the rows before (two-proportion test, different rows); `version`: the same rows on the
+ * old and the live version (paired, McNemar's exact test).
+ */
+export interface Evidence {
+	kind: 'recent' | 'version';
+	/** Accuracy before (earlier rows, or the old version) and now (recent rows, or the live version). */
+	before: ProportionInterval;
+	after: ProportionInterval;
+	/** after − before in points, with its 95 % interval; null when a side has no row. */
+	points: number | null;
+	low: number | null;
+	high: number | null;
+	/** One-sided: the chance of a drop at least this large with no real change; null: not testable. */
+	p_value: number | null;
+	false_alarm_rate: number;
+	/** Points the drop must also reach (the Drop Alert Threshold). */
+	threshold: number;
+	/** Rows the test stands on (recent rows; the paired rows). */
+	rows: number;
+	/** About how many rows a drop of the threshold needs to be told (at that rate, 4 times in 5). */
+	needed: number;
+	too_few: boolean;
+	/** The test passed at the false-alarm rate AND the drop reaches the threshold. */
+	alert: boolean;
+	/** The evidence in words, one line. */
+	words: string;
+}
+
+export interface EvidenceOptions {
+	/** The false-alarm rate of one run, 0.01 for 1 %. */
+	falseAlarmRate: number;
+	/** Points a drop must also reach (0: the test alone). */
+	threshold: number;
+}
+
+/** Power the "about M needed" aims at: a drop of the threshold told 4 times in 5. */
+const POWER = 0.8;
+
+const pct = (value: number) => `${(Math.round(value * 1000) / 10).toFixed(1)}%`;
+const pointsText = (value: number) => signed(Math.round(value * 10) / 10);
+
+/** A one-sided p-value in words a team reads: how often chance alone would show this. */
+export function pValueWords(pValue: number): string {
+	if (pValue >= 0.2) return `chance alone shows a drop this large often (p = ${pValue.toFixed(2)})`;
+	const times = Math.round(1 / pValue);
+	const shown =
+		times >= 10_000 ? 'fewer than 1 in 10,000' : `about 1 in ${times.toLocaleString('en-US')}`;
+	const exact = pValue < 0.0001 ? '< 0.0001' : `= ${pValue.toPrecision(2)}`;
+	return `chance alone shows a drop this large in ${shown} quiet runs (p ${exact})`;
+}
+
+/** Rows (per side) a drop of `threshold` points from accuracy `base` needs to be told. */
+function rowsNeeded(base: number | null, threshold: number, falseAlarmRate: number): number {
+	const drop = Math.max(threshold, 1) / 100;
+	const z = normalQuantile(1 - falseAlarmRate) + normalQuantile(POWER);
+	// itemsNeeded at the level whose two-sided critical value is z: half-width = the drop.
+	const proportion = Math.min(0.99, Math.max(0.01, base ?? 0.5));
+	return itemsNeeded(Math.min(drop, 0.99), proportion, 2 * normalCdf(z) - 1);
+}
+
+function checkRate(falseAlarmRate: number): void {
+	if (!(falseAlarmRate > 0 && falseAlarmRate < 0.5))
+		throw new RangeError(
+			`The false-alarm rate must be above 0 and below 50 % (1 for 1 %), got ${falseAlarmRate * 100} %.`,
+		);
+}
+
+function evidenceOf(
+	kind: Evidence['kind'],
+	before: ProportionInterval,
+	after: ProportionInterval,
+	change: { points: number; low: number; high: number } | null,
+	pValue: number | null,
+	rows: number,
+	options: EvidenceOptions,
+): Evidence {
+	const needed = rowsNeeded(before.value, options.threshold, options.falseAlarmRate);
+	const tested = pValue !== null && pValue < options.falseAlarmRate;
+	const alert = tested && change !== null && -change.points >= options.threshold;
+	// Too few: no alert, and the interval still holds a drop of the threshold (it cannot be ruled out).
+	const tooFew =
+		!alert && rows < needed && (change === null || change.low <= -Math.max(options.threshold, 1));
+	const what =
+		kind === 'recent'
+			? `Recent rows: accuracy ${after.value === null ? '–' : pct(after.value)} on ${count(after.n)} against ${before.value === null ? '–' : pct(before.value)} on ${count(before.n)} before`
+			: `Same ${rows} rows on the live version: accuracy ${after.value === null ? '–' : pct(after.value)} against ${before.value === null ? '–' : pct(before.value)} on the old one`;
+	const parts = [what];
+	if (change)
+		parts.push(
+			`${pointsText(change.points)} points (95 % interval ${pointsText(change.low)} to ${pointsText(change.high)})`,
+		);
+	if (pValue !== null && change && change.points < 0) parts.push(pValueWords(pValue));
+	let verdict: string;
+	if (alert)
+		verdict = `Alert: a drop beyond chance at the ${options.falseAlarmRate * 100} % false-alarm rate${options.threshold > 0 ? ` and at least ${options.threshold} points` : ''}.`;
+	else if (tooFew)
+		verdict = `Too few rows to tell (${rows} ${kind === 'recent' ? 'recent' : 'paired'}; about ${needed} needed).`;
+	else if (tested)
+		verdict = `A drop beyond chance, but under the ${options.threshold}-point threshold: no alert.`;
+	else verdict = 'No drop beyond chance.';
+	return {
+		kind,
+		before,
+		after,
+		points: change ? change.points : null,
+		low: change ? change.low : null,
+		high: change ? change.high : null,
+		p_value: pValue,
+		false_alarm_rate: options.falseAlarmRate,
+		threshold: options.threshold,
+		rows,
+		needed,
+		too_few: tooFew,
+		alert,
+		words: `${parts.join(': ')}. ${verdict}`,
+	};
+}
+
+const count = (value: number) => value.toLocaleString('en-US');
+
+const toPoints = (value: number) => Math.round(value * 10000) / 100;
+
+/**
+ * Recent rows against the rows before them (different rows): the pooled two-proportion z test,
+ * one-sided for a drop; the change's 95 % interval is Newcombe's hybrid score interval (from the
+ * two Wilson intervals), which holds its level with few rows.
+ */
+export function recentEvidence(
+	recent: ProportionCount,
+	earlier: ProportionCount,
+	options: EvidenceOptions,
+): Evidence {
+	checkRate(options.falseAlarmRate);
+	const test = twoProportionTest(recent, earlier);
+	const { recent: after, earlier: before } = test;
+	let change: { points: number; low: number; high: number } | null = null;
+	if (test.difference !== null && after.value !== null && before.value !== null) {
+		const d = test.difference;
+		change = {
+			points: toPoints(d),
+			low: toPoints(d - Math.hypot(after.value - after.low, before.high - before.value)),
+			high: toPoints(d + Math.hypot(after.high - after.value, before.value - before.low)),
+		};
+	}
+	// The p-value with Yates' continuity correction: half a row toward no drop on each side (the
+	// pooled rate unchanged). Without it, the skewed lower tail near 90 % alerts more often than
+	// the rate set (1.8 % at 34 rows a week: bench/quality-year.ts).
+	let pValue: number | null = null;
+	if (test.z !== null) {
+		const corrected = twoProportionTest(
+			{ successes: Math.min(recent.n, recent.successes + 0.5), n: recent.n },
+			{ successes: Math.max(0, earlier.successes - 0.5), n: earlier.n },
+		);
+		pValue = corrected.z === null ? null : normalCdf(corrected.z);
+	}
+	return evidenceOf('recent', before, after, change, pValue, recent.n, options);
+}
+
+/** The same rows on two versions: how many each got right. */
+export interface PairedCount {
+	/** Rows both versions answered (or guessed). */
+	n: number;
+	/** Right on the old version only. */
+	onlyOld: number;
+	/** Right on the live version only. */
+	onlyLive: number;
+	/** Right on both. */
+	both: number;
+}
+
+/**
+ * The same rows on the old and the live version: McNemar's exact test, one-sided for a drop
+ * (P(X ≤ onlyLive), X ~ Binomial(discordant, ½)); the change's 95 % interval from the Wilson
+ * intervals of the rows only one version got right.
+ */
+export function versionEvidence(pairs: PairedCount, options: EvidenceOptions): Evidence {
+	checkRate(options.falseAlarmRate);
+	const { n, onlyOld, onlyLive, both } = pairs;
+	const before = wilsonInterval(both + onlyOld, n);
+	const after = wilsonInterval(both + onlyLive, n);
+	const discordant = onlyOld + onlyLive;
+	let change: { points: number; low: number; high: number } | null = null;
+	let pValue: number | null = null;
+	if (n > 0) {
+		// The rows only the live version got right, less those only the old one did: each share
+		// with its Wilson interval, combined as Newcombe's hybrid score interval does.
+		const gained = wilsonInterval(onlyLive, n);
+		const lost = wilsonInterval(onlyOld, n);
+		const d = (onlyLive - onlyOld) / n;
+		const [g, l] = [onlyLive / n, onlyOld / n];
+		change = {
+			points: toPoints(d),
+			low: toPoints(d - Math.hypot(g - gained.low, lost.high - l)),
+			high: toPoints(d + Math.hypot(gained.high - g, l - lost.low)),
+		};
+		pValue = discordant === 0 ? 1 : binomialCdf(onlyLive, discordant, 0.5);
+	}
+	return evidenceOf('version', before, after, change, pValue, n, options);
+}
