@@ -28,7 +28,7 @@ import {
 	timeLimitMs,
 } from '../../nodes/DecisionService/actions/decision/review/description';
 import { REVIEW_UNTIL } from '../../nodes/DecisionService/actions/decision/review/execute';
-import { reviewUntil } from '../../nodes/DecisionService/actions/decision/review/webhook';
+import { reviewUntil } from '../../nodes/DecisionService/actions/decision/review/context';
 import {
 	reviewAnswers,
 	reviewPageOf,

@@ -5,7 +5,7 @@
  * Items that did not come straight from one Decide node show the decision's declared fields found
  * on the item by name, nothing else: the page shows no more than the team mapped.
  *
- * The page is built where it is served (webhook.ts): n8n keeps a waiting node's input with the
+ * The page is built where it is served (context.ts): n8n keeps a waiting node's input with the
  * execution but not its output, so everything here reads the input and the saved parameters,
  * through what an execution and a webhook have in common (ReviewHost).
  */
@@ -137,4 +137,14 @@ export function askedInputs(
 			return undefined;
 		}
 	});
+}
+
+/** What each item asked and the field Decide wrote its answer to: the Decide node read once. */
+export function askedOf(
+	n8n: ReviewHost,
+	items: INodeExecutionData[],
+	decision: Decision,
+): { asked: Array<DecideInput | undefined>; resultField: string } {
+	const source = decideSourceOf(n8n);
+	return { asked: askedInputs(n8n, items, decision, source), resultField: resultFieldOf(source) };
 }

@@ -1,40 +1,50 @@
 /**
- * What a review row records beside the pick (src/answer/labeled-row.ts): what the decision was
- * asked, the version that answered, the workflow. Read once per submit; nothing here throws.
+ * The labeled row of one reviewed item (src/answer/labeled-row.ts): the pick, and beside it what
+ * the decision was asked, the version that answered, why a person saw it, the workflow, all read
+ * from the waiting context (context.ts) and the page. Nothing here throws.
  */
-import type { IWebhookFunctions, INodeExecutionData } from 'n8n-workflow';
-import type { DecisionClient } from '../../../../../src/client';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { ownValue } from '../../../../../src/contract';
 import { readAnswer } from '../../../../../src/answer/item-answer';
-import type { ReviewStratum } from '../../../../../src/answer/labeled-row';
-import { askedInputs, decideSourceOf, resultFieldOf } from './asked';
+import { kindOf } from '../../../../../src/answer/kinds';
+import { reviewRow, type ReviewStratum } from '../../../../../src/answer/labeled-row';
+import { agreedWith, type ReviewPick } from '../../../../../src/review';
+import type { WaitingContext } from './context';
 
-export interface LabeledContext {
-	inputs: Array<string | Record<string, unknown> | undefined>;
-	liveVersion?: number;
-	resultField: string;
-	workflowId?: string;
+/** Of the submit, the same on every row. */
+export interface SubmitStamp {
+	reviewedAt: string;
+	executionId: string;
 }
 
-/** Read once per submit; a failure leaves the fields out, the review goes on. */
-export async function labeledContext(
-	n8n: IWebhookFunctions,
-	client: DecisionClient,
-	items: INodeExecutionData[],
-): Promise<LabeledContext> {
-	const context: LabeledContext = { inputs: [], resultField: 'decision' };
-	try {
-		const source = decideSourceOf(n8n);
-		context.resultField = resultFieldOf(source);
-		context.workflowId = String(n8n.getWorkflow().id ?? '') || undefined;
-		const slug = String(n8n.getNodeParameter('decision', '', { extractValue: true }) ?? '').trim();
-		const decision = await client.getDecision(slug);
-		context.liveVersion = decision.live_version ?? undefined;
-		context.inputs = askedInputs(n8n, items, decision, source);
-	} catch {
-		// The row simply lacks them.
-	}
-	return context;
+/** One flat row (src/answer/labeled-row.ts): n8n's Data Table node stores it as it is. */
+export function labeledRowOf(
+	context: WaitingContext,
+	pick: ReviewPick,
+	feedback: IDataObject | undefined,
+	stamp: SubmitStamp,
+): IDataObject {
+	const { page, resultField } = context;
+	const item = context.items[pick.index];
+	const shown = page.items[pick.index];
+	return reviewRow({
+		picked: pick.keys,
+		labels: kindOf(page.decision.type)?.many === true,
+		agreed: agreedWith(shown, pick),
+		note: pick.note,
+		feedback,
+		decision: page.decision.slug,
+		version: versionOf(item, resultField) ?? context.decision.live_version ?? undefined,
+		runId: shown?.runId,
+		machineStatus: shown?.status,
+		machineAnswer: shown?.machineAnswer ?? [],
+		confidence: shown?.confidence,
+		...strataOf(item, resultField),
+		input: context.asked[pick.index],
+		reviewedAt: stamp.reviewedAt,
+		executionId: stamp.executionId,
+		workflowId: context.workflowId,
+	});
 }
 
 /** The version a whole run (Decide's Simplify off) names. */

@@ -1,5 +1,5 @@
 /**
- * The review page's data, built when the node starts waiting: the decision's answers in the
+ * The review page's data, built where the page is served (context.ts): the decision's answers in the
  * Outputs list's order and names, and for each item what it asked, what the machine answered
  * (from the answer Decide wrote on the item, compact or full) and why it is here. Pure: no n8n
  * context, so every answer shape is unit-tested.
