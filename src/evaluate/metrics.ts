@@ -1,5 +1,5 @@
-// The pure core of the Evaluate operation: labeled items and their runs in, figures out. Over 260
-// lines because the rules below and the function that applies them (`evaluate`) read as one.
+// The pure core of the Evaluate operation: labeled items and their runs in, figures out. Its steps
+// live beside it: judge.ts judges each item, type-metrics.ts adds each decision type's figures.
 // No n8n, no I/O. Every lookup by an option, level or label key goes through a Map: keys are
 // untrusted strings (`constructor`, `__proto__`, `toString` are legal keys), never plain-object
 // property names. docs/evaluate.md explains each figure and the edge-case rules in users' words.
@@ -22,123 +22,35 @@
 // - An expected answer the decision does not know fails that item (a problem naming the item's
 //   index, the key and the decision's keys); the other items are still evaluated.
 
-import { kindOf, readExpected } from '../answer/kinds';
 import { allTrafficOf } from './all-traffic';
-import { marginOf, type EvaluationDecision } from '../answer/close-call';
+import type { EvaluationDecision } from '../answer/close-call';
+import { judgeAll, knownKeysOf } from './judge';
 import type {
 	CommonMetrics,
 	EvaluateOptions,
 	Evaluation,
 	ItemOutcome,
-	ItemProblem,
 	Judged,
 	ScoredItem,
 } from './metrics-types';
 import {
-	classMetrics,
 	coverageTable,
 	doubtfulMetrics,
-	macro,
 	notYetRecommended,
 	rateInterval,
 	ratio,
 	recommend,
-	singleAnswerTables,
 	tally,
 } from './tables';
+import { classifyMetrics, routeMetrics, scoreMetrics } from './type-metrics';
 
 export type * from './metrics-types';
 export { rightOf } from './all-traffic';
+export { checkExpected } from './judge';
 
 /** 0.00, 0.05 … 0.95, as k / 20 so that 0.15 is the same number as the literal 0.15. */
 export const DEFAULT_THRESHOLDS: readonly number[] = Array.from({ length: 20 }, (_, k) => k / 20);
 export const DEFAULT_TARGET_ACCURACY = 0.9;
-
-function knownKeysOf(decision: EvaluationDecision): string[] {
-	return [...new Set(decision.keys)];
-}
-
-type Expected = { ok: true; value: string | string[] } | { ok: false; problem: ItemProblem };
-
-/**
- * Checks one expected answer against the decision (src/answer/kinds.ts `readExpected`: classify takes a
- * list or labels separated by commas): the node calls it before a decide, so an item with a typo
- * fails without spending a unit. The message does not number the item: n8n's error says which.
- */
-export function checkExpected(
-	decision: EvaluationDecision,
-	expected: unknown,
-	index: number,
-): Expected {
-	const knownKeys = knownKeysOf(decision);
-	const kind = kindOf(decision.type);
-	if (!kind) {
-		return {
-			ok: false,
-			problem: {
-				code: 'invalid_expected',
-				index,
-				knownKeys,
-				message: `The decision's type "${String(decision.type)}" is not one this package knows.`,
-			},
-		};
-	}
-	const read = readExpected(kind, expected, knownKeys);
-	if (read.ok) return { ok: true, value: kind.shown(read.keys) };
-	const message = read.message.charAt(0).toUpperCase() + read.message.slice(1) + '.';
-	return {
-		ok: false,
-		problem:
-			read.key !== undefined
-				? { code: 'unknown_expected_key', index, key: read.key, knownKeys, message }
-				: { code: 'invalid_expected', index, knownKeys, message },
-	};
-}
-
-function judgeItem(
-	decision: EvaluationDecision,
-	known: ReadonlySet<string>,
-	item: ScoredItem,
-	expected: string | string[],
-	index: number,
-): Judged {
-	const run = item.run;
-	const status = run.status;
-	const kind = kindOf(decision.type);
-	const gap = marginOf(decision, { ...run, answer: run.answer ?? run.guess }) ?? null;
-	const predicted = kind && run.answer ? kind.shown(run.answer) : undefined;
-	const doubtful = status === 'uncertain' || status === 'pending';
-	const guess = doubtful && kind && run.guess ? kind.shown(run.guess) : undefined;
-	const outcome: ItemOutcome = {
-		index,
-		status,
-		answered: false,
-		correct: null,
-		expected,
-		...(predicted === undefined ? {} : { predicted }),
-		...(guess === undefined ? {} : { guess }),
-		guessRight: guess === undefined ? null : sameKeys(guess, expected),
-		confidence: run.confidence ?? null,
-		gap,
-		charged: item.charged,
-	};
-	if (doubtful) return { outcome, column: status };
-	if (status !== 'ok' || predicted === undefined) return { outcome, column: 'other' };
-	const placeable = Array.isArray(predicted)
-		? predicted.every((label) => known.has(label))
-		: known.has(predicted);
-	if (!placeable) return { outcome, column: 'other' };
-	outcome.answered = true;
-	outcome.correct = sameKeys(predicted, expected);
-	return { outcome, column: 'answer' };
-}
-
-/** Same answer: the key, or the same set of labels. */
-function sameKeys(a: string | string[], b: string | string[]): boolean {
-	if (!Array.isArray(a) || !Array.isArray(b)) return a === b;
-	const got = new Set(a);
-	return got.size === new Set(b).size && b.every((label) => got.has(label));
-}
 
 /**
  * Which runs the scored items' people reviewed: see CommonMetrics.reviewedFrom. `audited`: rows
@@ -163,31 +75,8 @@ function reviewedFromOf(
 	};
 }
 
-/**
- * Evaluates labeled items: items whose expected answer the decision does not know are left out
- * and listed in `problems`; the others are measured. Pure: the same input gives the same figures.
- */
-export function evaluate(
-	decision: EvaluationDecision,
-	items: readonly ScoredItem[],
-	options: EvaluateOptions = {},
-): Evaluation {
-	const keys = knownKeysOf(decision);
-	const known = new Set(keys);
-	const problems: ItemProblem[] = [];
-	const judged: Judged[] = [];
-	items.forEach((item, index) => {
-		const expected = checkExpected(decision, item.expected, index);
-		if (!expected.ok) {
-			problems.push(expected.problem);
-			return;
-		}
-		judged.push(judgeItem(decision, known, item, expected.value, index));
-	});
-	const outcomes = judged.map((j) => j.outcome);
-	const total = outcomes.length;
-	const answered = outcomes.filter((o) => o.answered);
-	const correct = answered.filter((o) => o.correct).length;
+/** How many runs had each status; a status this code does not know counts as other. */
+function statusesOf(judged: readonly Judged[]): CommonMetrics['statuses'] {
 	const statuses = { ok: 0, uncertain: 0, pending: 0, other: 0 };
 	for (const { outcome } of judged) {
 		if (outcome.status === 'ok' || outcome.status === 'uncertain' || outcome.status === 'pending') {
@@ -196,22 +85,44 @@ export function evaluate(
 			statuses.other += 1;
 		}
 	}
-	const others = judged.filter((j) => j.column === 'other').length;
-	const targetAccuracy = options.targetAccuracy ?? DEFAULT_TARGET_ACCURACY;
+	return statuses;
+}
+
+/** The coverage tables by confidence and by gap, and the settings they support (or not yet). */
+function settingsOf(outcomes: readonly ItemOutcome[], options: EvaluateOptions, target: number) {
 	const coverageByConfidence = coverageTable(
 		outcomes,
 		options.thresholds ?? DEFAULT_THRESHOLDS,
 		(o) => o.confidence,
 	);
 	const coverageByGap = coverageTable(outcomes, options.gaps ?? DEFAULT_THRESHOLDS, (o) => o.gap);
-	const fresh = outcomes.filter((o) => o.charged > 0).length;
-	const scoredItems = judged.map(({ outcome }) => items[outcome.index]);
-	const { allTraffic, confidentAccuracy } = allTrafficOf(scoredItems, outcomes, targetAccuracy);
-	const common: CommonMetrics = {
+	return {
+		coverageByConfidence,
+		coverageByGap,
+		recommended: {
+			confidence: recommend(coverageByConfidence, target),
+			gap: recommend(coverageByGap, target),
+			notYet: {
+				confidence: notYetRecommended(coverageByConfidence, target),
+				gap: notYetRecommended(coverageByGap, target),
+			},
+		},
+	};
+}
+
+/** The rates over all judged items, each with its interval (the figures every type shares). */
+function ratesOf(judged: readonly Judged[]) {
+	const outcomes = judged.map((j) => j.outcome);
+	const total = outcomes.length;
+	const answered = outcomes.filter((o) => o.answered).length;
+	const correct = outcomes.filter((o) => o.answered && o.correct).length;
+	const statuses = statusesOf(judged);
+	const others = judged.filter((j) => j.column === 'other').length;
+	return {
 		total,
-		answered: answered.length,
-		coverage: ratio(answered.length, total),
-		coverageInterval: rateInterval(answered.length, total),
+		answered,
+		coverage: ratio(answered, total),
+		coverageInterval: rateInterval(answered, total),
 		statuses,
 		uncertainRate: ratio(statuses.uncertain, total),
 		uncertainRateInterval: rateInterval(statuses.uncertain, total),
@@ -219,26 +130,33 @@ export function evaluate(
 		pendingRateInterval: rateInterval(statuses.pending, total),
 		otherRate: ratio(others, total),
 		otherRateInterval: rateInterval(others, total),
-		accuracy: ratio(correct, answered.length),
-		accuracyInterval: rateInterval(correct, answered.length),
+		accuracy: ratio(correct, answered),
+		accuracyInterval: rateInterval(correct, answered),
+	};
+}
+
+/** The figures every decision type has: rates, engines, units, settings, doubtful, all traffic. */
+function commonMetricsOf(
+	items: readonly ScoredItem[],
+	judged: readonly Judged[],
+	options: EvaluateOptions,
+): CommonMetrics {
+	const outcomes = judged.map((j) => j.outcome);
+	const targetAccuracy = options.targetAccuracy ?? DEFAULT_TARGET_ACCURACY;
+	const fresh = outcomes.filter((o) => o.charged > 0).length;
+	const scoredItems = judged.map(({ outcome }) => items[outcome.index]);
+	const { allTraffic, confidentAccuracy } = allTrafficOf(scoredItems, outcomes, targetAccuracy);
+	return {
+		...ratesOf(judged),
 		engines: tally(judged.map(({ outcome }) => items[outcome.index].run.engine ?? null)),
 		models: tally(judged.map(({ outcome }) => items[outcome.index].run.model ?? null)),
 		units: {
 			charged: outcomes.reduce((sum, o) => sum + (Number.isFinite(o.charged) ? o.charged : 0), 0),
 			fresh,
-			reused: total - fresh,
+			reused: outcomes.length - fresh,
 		},
 		targetAccuracy,
-		coverageByConfidence,
-		coverageByGap,
-		recommended: {
-			confidence: recommend(coverageByConfidence, targetAccuracy),
-			gap: recommend(coverageByGap, targetAccuracy),
-			notYet: {
-				confidence: notYetRecommended(coverageByConfidence, targetAccuracy),
-				gap: notYetRecommended(coverageByGap, targetAccuracy),
-			},
-		},
+		...settingsOf(outcomes, options, targetAccuracy),
 		doubtful: doubtfulMetrics(
 			outcomes,
 			options.thresholds ?? DEFAULT_THRESHOLDS,
@@ -250,85 +168,21 @@ export function evaluate(
 		confidentAccuracy,
 		items: outcomes,
 	};
+}
 
-	if (decision.type === 'route') {
-		const { classes, confusion } = singleAnswerTables(keys, judged);
-		return {
-			metrics: { ...common, type: 'route', classes, macroF1: macro(classes), confusion },
-			problems,
-		};
-	}
-
-	if (decision.type === 'score') {
-		const { classes, confusion } = singleAnswerTables(keys, judged);
-		const level = new Map<string, number>();
-		keys.forEach((key, i) => level.set(key, i));
-		const histogram = new Map<number, number>();
-		for (let e = -(keys.length - 1); e <= keys.length - 1; e += 1) histogram.set(e, 0);
-		let absolute = 0;
-		let withinOne = 0;
-		for (const outcome of answered) {
-			const error =
-				(level.get(outcome.predicted as string) as number) -
-				(level.get(outcome.expected as string) as number);
-			histogram.set(error, (histogram.get(error) ?? 0) + 1);
-			absolute += Math.abs(error);
-			if (Math.abs(error) <= 1) withinOne += 1;
-		}
-		return {
-			metrics: {
-				...common,
-				type: 'score',
-				exactAccuracy: common.accuracy,
-				meanAbsoluteError: ratio(absolute, answered.length),
-				withinOneAccuracy: ratio(withinOne, answered.length),
-				withinOneAccuracyInterval: rateInterval(withinOne, answered.length),
-				errorHistogram: [...histogram.entries()].map(([error, count]) => ({ error, count })),
-				classes,
-				macroF1: macro(classes),
-				confusion,
-			},
-			problems,
-		};
-	}
-
-	// classify: one yes/no question per label.
-	const counts = new Map(
-		keys.map((key) => [key, { support: 0, answeredSupport: 0, predicted: 0, truePositives: 0 }]),
-	);
-	let wrongDecisions = 0;
-	for (const outcome of outcomes) {
-		const expected = new Set(outcome.expected as string[]);
-		for (const label of expected) (counts.get(label) as { support: number }).support += 1;
-		if (!outcome.answered) continue;
-		const predicted = new Set(outcome.predicted as string[]);
-		for (const key of keys) {
-			const entry = counts.get(key) as {
-				answeredSupport: number;
-				predicted: number;
-				truePositives: number;
-			};
-			const isExpected = expected.has(key);
-			const isPredicted = predicted.has(key);
-			if (isExpected) entry.answeredSupport += 1;
-			if (isPredicted) entry.predicted += 1;
-			if (isExpected && isPredicted) entry.truePositives += 1;
-			if (isExpected !== isPredicted) wrongDecisions += 1;
-		}
-	}
-	const labels = keys.map((key) =>
-		classMetrics(key, counts.get(key) as Parameters<typeof classMetrics>[1]),
-	);
-	return {
-		metrics: {
-			...common,
-			type: 'classify',
-			labels,
-			macroF1: macro(labels),
-			exactSetMatch: common.accuracy,
-			exactSetMatchInterval: common.accuracyInterval,
-			hammingLoss: ratio(wrongDecisions, answered.length * keys.length),
-		},
-		problems,
-	};
+/**
+ * Evaluates labeled items: items whose expected answer the decision does not know are left out
+ * and listed in `problems`; the others are measured. Pure: the same input gives the same figures.
+ */
+export function evaluate(
+	decision: EvaluationDecision,
+	items: readonly ScoredItem[],
+	options: EvaluateOptions = {},
+): Evaluation {
+	const keys = knownKeysOf(decision);
+	const { judged, problems } = judgeAll(decision, items);
+	const common = commonMetricsOf(items, judged, options);
+	if (decision.type === 'route') return { metrics: routeMetrics(common, keys, judged), problems };
+	if (decision.type === 'score') return { metrics: scoreMetrics(common, keys, judged), problems };
+	return { metrics: classifyMetrics(common, keys, judged), problems };
 }
