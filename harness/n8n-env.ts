@@ -24,7 +24,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { INodeParameters } from 'n8n-workflow';
-import { configuredOutputs } from '../nodes/DecisionService/outputs/configured';
+import { configuredOutputs } from '../nodes/DecisionService/outputs/plan';
 import { ensureN8n, n8nNodeBinary, n8nVersion } from './n8n-install';
 
 export const projectRoot = resolve(__dirname, '..');

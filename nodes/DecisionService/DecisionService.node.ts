@@ -14,7 +14,7 @@ import * as template from './actions/template';
 import * as listSearch from './methods/list-search';
 import * as loadOptions from './methods/load-options';
 import * as resourceMapping from './methods/resource-mapping';
-import { configuredOutputs } from './outputs/configured';
+import { OUTPUTS_EXPRESSION } from './outputs/plan';
 import { reviewWebhooks } from './actions/decision/review/description';
 
 export class DecisionService implements INodeType {
@@ -33,8 +33,9 @@ export class DecisionService implements INodeType {
 		defaults: { name: 'Decision Service' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
-		// Outputs follow the saved "Outputs" parameter; see configuredOutputs for why it is self-contained.
-		outputs: `={{(${configuredOutputs})($parameter)}}`,
+		// Outputs follow the saved "Outputs" parameter: the outputs plan, evaluated by n8n from its
+		// source text (outputs/plan.ts says why it is self-contained).
+		outputs: OUTPUTS_EXPRESSION,
 		credentials: [{ name: 'decisionServiceApi', required: true }],
 		// Review's page on the resume link of an execution waiting on this node (review/description.ts).
 		webhooks: reviewWebhooks,

@@ -33,7 +33,7 @@ import {
 	reviewAnswers,
 	reviewPageOf,
 } from '../../nodes/DecisionService/actions/decision/review/page-data';
-import { configuredOutputs } from '../../nodes/DecisionService/outputs/configured';
+import { configuredOutputs, OUTPUTS_EXPRESSION } from '../../nodes/DecisionService/outputs/plan';
 import {
 	ENTRY,
 	FIXED_ENTRY_IDS,
@@ -83,7 +83,7 @@ const nodeParameters = (
 
 /** The node's output names as n8n's expression engine computes them from the saved parameters. */
 function outputsInN8n(parameters: INodeParameters): string[] {
-	const outputs = evaluateOnNode(parameters, `={{(${configuredOutputs})($parameter)}}`) as Array<{
+	const outputs = evaluateOnNode(parameters, OUTPUTS_EXPRESSION) as Array<{
 		type: string;
 		displayName?: string;
 	}>;

@@ -10,7 +10,7 @@ import type {
 	ResourceMapperValue,
 } from 'n8n-workflow';
 import { NodeHelpers, type INode } from 'n8n-workflow';
-import { configuredOutputs } from '../../nodes/DecisionService/outputs/configured';
+import { configuredOutputs } from '../../nodes/DecisionService/outputs/plan';
 import { DecisionService } from '../../nodes/DecisionService/DecisionService.node';
 
 /** The seven outputs of the sandbox's ticket-routing decision, as the canvas names them. */

@@ -12,7 +12,7 @@ import {
 	uniformOf,
 } from '../../src/answer/audit';
 import { readAnswer } from '../../src/answer/item-answer';
-import { configuredOutputs } from '../../nodes/DecisionService/outputs/configured';
+import { configuredOutputs } from '../../nodes/DecisionService/outputs/plan';
 import { outputsLayout, reviewLayout } from '../../nodes/DecisionService/outputs/layout';
 import {
 	AUDIT_OUTPUT_NAME,

@@ -7,7 +7,7 @@ import type { INodeParameters, ResourceMapperField } from 'n8n-workflow';
 import { evaluateOnNode } from '../../harness/n8n-expressions';
 import { DecisionService } from '../../nodes/DecisionService/DecisionService.node';
 import { targetsFor, otherNote } from '../../nodes/DecisionService/outputs/targets';
-import { configuredOutputs } from '../../nodes/DecisionService/outputs/configured';
+import { configuredOutputs, OUTPUTS_EXPRESSION } from '../../nodes/DecisionService/outputs/plan';
 import { toolDescriptionOf } from '../../nodes/DecisionService/pipeline/tool-description';
 import {
 	NO_LABEL_KEY,
@@ -288,7 +288,7 @@ describe('the Outputs list, routing and renames keyed by such names', () => {
 		}) as unknown as INodeParameters;
 	const inN8n = (params: INodeParameters) =>
 		(
-			evaluateOnNode(params, `={{(${configuredOutputs})($parameter)}}`) as Array<{
+			evaluateOnNode(params, OUTPUTS_EXPRESSION) as Array<{
 				displayName: string;
 			}>
 		).map((output) => output.displayName);

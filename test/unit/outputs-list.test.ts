@@ -1,11 +1,24 @@
 /**
  * The Outputs list a refresh loads (outputs/list.ts): the saved list merged with the decision as the
- * service has it, so that every output keeps its index and meaning; and the node's expressions
- * (subtitle, tool description) evaluated by n8n's own expression engine.
+ * service has it, so that every output keeps its index and meaning; the outputs plan (plan.ts) for
+ * every operation, mode and kind of entry, as n8n's expression engine evaluates it for the canvas
+ * and as Decide and Review place items; and the node's other expressions (subtitle, tool
+ * description) in n8n's expression engine.
  */
 import type { INodeParameters, ResourceMapperField } from 'n8n-workflow';
 import { DecisionService } from '../../nodes/DecisionService/DecisionService.node';
-import { configuredOutputs } from '../../nodes/DecisionService/outputs/configured';
+import {
+	OUTPUT_IDS,
+	OUTPUTS_EXPRESSION,
+	asNodeOutput,
+	configuredOutputs,
+	outputsPlan,
+} from '../../nodes/DecisionService/outputs/plan';
+import {
+	outputsLayout,
+	reviewLayout,
+	singleOutputPlace,
+} from '../../nodes/DecisionService/outputs/layout';
 import { toolDescriptionOf } from '../../nodes/DecisionService/pipeline/tool-description';
 import {
 	ENTRY,
@@ -15,6 +28,7 @@ import {
 	REMOVED_ON_SERVICE,
 	freshOutputsList,
 	outputsListFor,
+	type OutputsListEntry,
 } from '../../nodes/DecisionService/outputs/list';
 import { evaluateOnNode } from '../../harness/n8n-expressions';
 import { TICKET_ROUTING_OUTPUTS } from '../support/outputs';
@@ -255,32 +269,242 @@ describe("the node's expressions, in n8n's expression engine", () => {
 	});
 });
 
-describe('the expressions repeat the Outputs list ids as literals (they cannot import them)', () => {
-	const quoted = (text: string) => [`'${text}'`, `"${text}"`];
-	const holds = (source: string, text: string) =>
-		expect(quoted(text).some((literal) => source.includes(literal))).toBe(true);
+describe('the outputs plan (plan.ts): one list of outputs for the canvas and the run', () => {
+	const ticket = (options: string[]) => routeDecision(options);
+	/** Every kind of entry: a key, a deleted key, the fixed ones, a kept error position, a key added after it, Audit, hidden data. */
+	const full: ResourceMapperField[] = outputsListFor(
+		ticket(['billing', 'technical', 'legal']),
+		freshOutputsList(ticket(['billing', 'technical'])),
+		{ audit: true },
+	).map((field) => (field.id === 'technical' ? { ...field, removed: true } : field));
+	const legacy = ['billing', 'technical'].map((id) => ({ id, displayName: id }));
+	const jsNames = freshOutputsList(ticket(['constructor', '__proto__', 'prototype']));
+	const lists: Array<[string, ResourceMapperField[] | Array<{ id: string }> | undefined]> = [
+		['no saved list', undefined],
+		['a fresh list', saved],
+		['a list saved as keys only', legacy],
+		['a deleted key, a kept error position and Audit', full],
+		['keys named constructor, __proto__ and prototype', jsNames],
+	];
+	const modes: Array<[string, INodeParameters]> = [
+		['Route to Outputs', { operation: 'decide', outputMode: 'routeToOutputs' }],
+		['Single Output', { operation: 'decide', outputMode: 'singleOutput' }],
+		['Review', { operation: 'review' }],
+	];
+	const withList = (mode: INodeParameters, schema: unknown, value: object = {}) =>
+		({
+			resource: 'decision',
+			...mode,
+			decision: { __rl: true, mode: 'list', value: 'ticket-routing' },
+			...(schema === undefined ? {} : { routes: { mappingMode: 'defineBelow', value, schema } }),
+		}) as unknown as INodeParameters;
+	const planned = (parameters: INodeParameters) =>
+		outputsPlan(parameters).map((output) => `${output.role}:${output.name}`);
 
-	it('configuredOutputs names the fixed entries as outputs/list.ts does', () => {
-		const source = String(configuredOutputs);
-		for (const id of FIXED_ENTRY_IDS) {
-			holds(source, id);
-			holds(source, FIXED_OUTPUT_NAMES[id]);
+	describe.each(modes)('%s', (_mode, mode) => {
+		test.each(lists)(
+			"%s: the canvas (n8n's expression engine) shows the plan, and the items go where it says",
+			(_list, schema) => {
+				const parameters = withList(mode, schema);
+				const plan = outputsPlan(parameters);
+				expect(evaluateOnNode(parameters, OUTPUTS_EXPRESSION)).toEqual(plan.map(asNodeOutput));
+				expect(new DecisionService().description.outputs).toBe(OUTPUTS_EXPRESSION);
+				const entries = (schema ?? []) as OutputsListEntry[];
+				const rolesAt = (role: string) =>
+					plan.flatMap((output, index) => (output.role === role ? [index] : []));
+				if (mode.operation === 'review') {
+					const layout = reviewLayout(entries);
+					expect(layout.count).toBe(plan.length);
+					expect([layout.notReviewed]).toEqual(rolesAt('notReviewed'));
+					expect([...layout.indexOf.values()]).toEqual(rolesAt('key'));
+					for (const [key, index] of layout.indexOf) expect(plan[index].id).toBe(key);
+				} else if (mode.outputMode === 'singleOutput') {
+					const place = singleOutputPlace(entries);
+					expect(place.count).toBe(plan.length);
+					expect([place.index]).toEqual(rolesAt('allItems'));
+					// Every other output is a spare, kept empty.
+					expect(rolesAt('singleSpare')).toHaveLength(plan.length - 1);
+				} else {
+					const layout = outputsLayout(entries);
+					expect(layout.count).toBe(plan.length);
+					expect([layout.uncertain, layout.pending, layout.other]).toEqual([
+						...rolesAt('uncertain'),
+						...rolesAt('pending'),
+						...rolesAt('other'),
+					]);
+					expect(layout.errorKeepers).toEqual(rolesAt('errorKeeper'));
+					expect(layout.audit === undefined ? [] : [layout.audit]).toEqual(rolesAt('audit'));
+					expect([...layout.indexOf.values()]).toEqual(rolesAt('key'));
+					for (const [key, index] of layout.indexOf) expect(plan[index].id).toBe(key);
+				}
+				// Every output that is no key of the decision has an id the AI-tool description skips.
+				for (const output of plan)
+					if (output.role !== 'key' && output.role !== 'deleted' && output.role !== 'singleSpare')
+						expect(output.id.startsWith('__')).toBe(true);
+			},
+		);
+	});
+
+	it('Route to Outputs: every shown entry in its order, a deleted row kept empty and marked', () => {
+		const route = modes[0][1];
+		expect(planned(withList(route, undefined))).toEqual([
+			'uncertain:Uncertain',
+			'pending:Pending Review',
+			'other:Other',
+		]);
+		expect(planned(withList(route, legacy))).toEqual([
+			'key:billing',
+			'key:technical',
+			'uncertain:Uncertain',
+			'pending:Pending Review',
+			'other:Other',
+		]);
+		expect(planned(withList(route, full))).toEqual([
+			'key:billing',
+			'deleted:✕ technical',
+			'uncertain:Uncertain',
+			'pending:Pending Review',
+			'other:Other',
+			'errorKeeper:Error (kept in place)',
+			'key:legal',
+			'audit:Audit',
+		]);
+		expect(planned(withList(route, jsNames)).slice(0, 3)).toEqual([
+			'key:constructor',
+			'key:__proto__',
+			'key:prototype',
+		]);
+	});
+
+	it('renames apply by key, a deleted row keeps its mark; names from Object.prototype rename nothing', () => {
+		const route = modes[0][1];
+		const renames = {
+			billing: ' Billing team ',
+			[ENTRY.other]: 'Rest',
+			technical: 'Tech',
+			legal: ' ',
+		};
+		const parameters = withList(route, full, renames);
+		expect(planned(parameters).slice(0, 7)).toEqual([
+			'key:Billing team',
+			'deleted:✕ Tech',
+			'uncertain:Uncertain',
+			'pending:Pending Review',
+			'other:Rest',
+			'errorKeeper:Error (kept in place)',
+			'key:legal',
+		]);
+		expect(evaluateOnNode(parameters, OUTPUTS_EXPRESSION)).toEqual(configuredOutputs(parameters));
+		expect(planned(withList(route, jsNames, {})).slice(0, 3)).toEqual([
+			'key:constructor',
+			'key:__proto__',
+			'key:prototype',
+		]);
+	});
+
+	it('Single Output: one plain output with nothing saved; with a list, its outputs kept empty, then All Items', () => {
+		const single = modes[1][1];
+		expect(outputsPlan(withList(single, undefined))).toEqual([
+			{ id: OUTPUT_IDS.allItems, name: '', role: 'allItems' },
+		]);
+		expect(configuredOutputs(withList(single, []))).toEqual([{ type: 'main' }]);
+		expect(planned(withList(single, full))).toEqual([
+			'singleSpare:✕ billing',
+			'singleSpare:✕ technical',
+			'singleSpare:✕ Uncertain',
+			'singleSpare:✕ Pending Review',
+			'singleSpare:✕ Other',
+			'singleSpare:✕ Error (kept in place)',
+			'singleSpare:✕ legal',
+			'singleSpare:✕ Audit',
+			'singleSpare:✕ old Error',
+			'allItems:All Items',
+		]);
+		// Kept in place: each spare keeps its entry's id, so Route to Outputs gives the same back.
+		expect(
+			outputsPlan(withList(single, full))
+				.slice(0, 8)
+				.map((output) => output.id),
+		).toEqual(outputsPlan(withList(modes[0][1], full)).map((output) => output.id));
+	});
+
+	it('Review: Not Reviewed first, then the keys, without the fixed entries or Audit', () => {
+		const review = modes[2][1];
+		expect(planned(withList(review, undefined))).toEqual(['notReviewed:Not Reviewed']);
+		expect(planned(withList(review, full))).toEqual([
+			'notReviewed:Not Reviewed',
+			'key:billing',
+			'deleted:✕ technical',
+			'errorKeeper:Error (kept in place)',
+			'key:legal',
+		]);
+	});
+
+	it('Evaluate: Report and Scored Items, then Drift when previous figures are given; other operations one plain output', () => {
+		expect(planned({ operation: 'evaluate' })).toEqual(['report:Report', 'scored:Scored Items']);
+		const drift = { operation: 'evaluate', evaluateOptions: { previousFigures: '{}' } };
+		expect(planned(drift)).toEqual(['report:Report', 'scored:Scored Items', 'drift:Drift']);
+		expect(evaluateOnNode(drift, OUTPUTS_EXPRESSION)).toEqual(configuredOutputs(drift));
+		for (const parameters of [
+			{ operation: 'get' },
+			{ resource: 'run', operation: 'sendFeedback' },
+			{ resource: 'template', operation: 'getAll' },
+			{ resource: 'run', operation: 'review' },
+		]) {
+			expect(outputsPlan(parameters)).toEqual([{ id: OUTPUT_IDS.main, name: '', role: 'main' }]);
+			expect(evaluateOnNode(parameters, OUTPUTS_EXPRESSION)).toEqual([{ type: 'main' }]);
 		}
 	});
 
-	it('toolDescriptionOf reads the hidden entries and the removed mark as outputs/list.ts writes them', () => {
-		const source = String(toolDescriptionOf);
-		holds(source, HIDDEN_ENTRY.question);
-		holds(source, HIDDEN_ENTRY.type);
-		holds(source, REMOVED_ON_SERVICE);
-		// Every id the list adds that is not a key starts with "__", which the tool skips.
-		for (const id of [
-			...FIXED_ENTRY_IDS,
-			ENTRY.errorKeeperPrefix,
-			...Object.values(HIDDEN_ENTRY),
-		]) {
-			expect(id.startsWith('__')).toBe(true);
-		}
+	it('the Outputs list writes the ids the plan reads (plan.ts defines them once)', () => {
+		const roles = (fields: ResourceMapperField[]) =>
+			outputsPlan({ routes: { schema: fields } } as unknown as INodeParameters).map(
+				(output) => output.role,
+			);
+		expect(roles(freshOutputsList(ticket(['billing']), { audit: true }))).toEqual([
+			'key',
+			'uncertain',
+			'pending',
+			'other',
+			'audit',
+		]);
+		expect(roles(outputsListFor(ticket(['billing', 'legal']), saved))).toContain('errorKeeper');
+		// An empty list's plan is the fixed entries list.ts adds after a list's keys.
+		expect(FIXED_ENTRY_IDS).toEqual(outputsPlan({}).map((output) => output.id));
+		expect(FIXED_ENTRY_IDS.map((id) => FIXED_OUTPUT_NAMES[id])).toEqual([
+			'Uncertain',
+			'Pending Review',
+			'Other',
+		]);
+	});
+});
+
+describe("the tool description and the subtitle, in n8n's expression engine", () => {
+	it('names the live keys only: no fixed, Audit, kept error, No Label, hidden, deleted or gone entry', () => {
+		const labels: Decision = {
+			slug: 'content-labels',
+			type: 'classify',
+			instructions: 'Which labels apply?',
+			labels: ['spam', 'question', 'event'],
+		};
+		const first = freshOutputsList({ ...labels, labels: ['spam', 'question', 'old'] });
+		const schema = outputsListFor(labels, first, { audit: true }).map((field) =>
+			field.id === 'question' ? { ...field, removed: true } : field,
+		);
+		const kinds = new Set(
+			outputsPlan({ routes: { schema } } as unknown as INodeParameters).map((o) => o.role),
+		);
+		expect([...kinds].sort()).toEqual(
+			['audit', 'deleted', 'errorKeeper', 'key', 'other', 'pending', 'uncertain'].sort(),
+		);
+		const parameters = {
+			operation: 'decide',
+			decision: { __rl: true, mode: 'list', value: 'content-labels' },
+			routes: { mappingMode: 'defineBelow', value: {}, schema },
+		} as unknown as INodeParameters;
+		expect(evaluateOnNode(parameters, `={{(${toolDescriptionOf})($parameter)}}`)).toContain(
+			'Which labels apply? It returns every label that applies, possibly none: spam, event. Returns JSON',
+		);
 	});
 
 	it.each<[INodeParameters, string]>([

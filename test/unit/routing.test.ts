@@ -8,7 +8,7 @@ import {
 	pickTargets,
 } from '../../nodes/DecisionService/outputs/targets';
 import { answerOf } from '../../nodes/DecisionService/pipeline/item-json';
-import { configuredOutputs } from '../../nodes/DecisionService/outputs/configured';
+import { configuredOutputs } from '../../nodes/DecisionService/outputs/plan';
 import {
 	ERROR_KEEPER_NAME,
 	FIXED_OUTPUT_NAMES,
@@ -268,7 +268,7 @@ describe('outputsLayout from the saved Outputs list', () => {
 		expect(layout.count).toBe(6);
 	});
 
-	it('configuredOutputs uses the ids outputs/list.ts exports (it repeats them as literals)', () => {
+	it('the plan reads the ids outputs/list.ts writes (plan.ts defines them once)', () => {
 		const names = configuredOutputs({
 			routes: {
 				schema: [
@@ -315,9 +315,9 @@ describe("where a person's pick goes (Review)", () => {
 		'billing',
 		'sales',
 		NO_LABEL_KEY,
-		'__out_uncertain__',
-		'__out_pending__',
-		'__out_other__',
+		ENTRY.uncertain,
+		ENTRY.pending,
+		ENTRY.other,
 	]);
 
 	it.each<[string, string[] | undefined, number[]]>([

@@ -1,20 +1,28 @@
 /**
- * The layout of the saved Outputs list: which output index each entry has, for Decide (every shown
- * entry, the fixed ones where the list has them) and for Review (Not Reviewed first, then the
- * answers). Mirrors configuredOutputs (configured.ts), which must stay self-contained; a unit test
- * holds the two together.
+ * Which output index each entry of the saved Outputs list has, for Decide (Route to Outputs and
+ * Single Output) and for Review: read from the outputs plan (plan.ts), the same plan the canvas
+ * shows, so the items land where the canvas draws their outputs.
  */
-import {
-	ENTRY,
-	FIXED_ENTRY_IDS,
-	NO_LABEL_KEY,
-	isErrorKeeper,
-	isFixedEntry,
-	isMachineOnlyEntry,
-	type OutputsListEntry,
-} from './list';
+import type { INodeParameters } from 'n8n-workflow';
+import { NO_LABEL_KEY, type OutputsListEntry } from './list';
+import { outputsPlan, type PlannedOutput } from './plan';
 
-/** Output index of each route key and of the fixed outputs, as configuredOutputs (configured.ts) lays them out. */
+/** A saved list as the plan reads it (entries may be given as bare keys, as tests do). */
+function planOf(
+	schema: ReadonlyArray<string | OutputsListEntry>,
+	operation: 'decide' | 'review',
+	outputMode: 'routeToOutputs' | 'singleOutput' = 'routeToOutputs',
+): PlannedOutput[] {
+	const entries = schema.map((entry) => (typeof entry === 'string' ? { id: entry } : entry));
+	return outputsPlan({
+		resource: 'decision',
+		operation,
+		outputMode,
+		routes: { schema: entries },
+	} as unknown as INodeParameters);
+}
+
+/** Output index of each route key and of the fixed outputs, as the plan lays them out. */
 export interface OutputsLayout {
 	indexOf: Map<string, number>;
 	noLabel?: number;
@@ -28,61 +36,42 @@ export interface OutputsLayout {
 	count: number;
 }
 
-/**
- * The layout of the saved Outputs list: one output per shown entry in saved order (hidden entries
- * carry data; keys the user deleted keep an empty output), the fixed outputs where the list has them, or
- * after everything for a list saved as keys only. Mirrors configuredOutputs, which must stay
- * self-contained; a unit test holds the two together.
- */
+/** Decide's layout under Route to Outputs: each output's index by its role in the plan. */
 export function outputsLayout(schema: ReadonlyArray<string | OutputsListEntry>): OutputsLayout {
+	const plan = planOf(schema, 'decide');
 	const indexOf = new Map<string, number>();
-	const fixedAt = new Map<string, number>();
 	const errorKeepers: number[] = [];
-	let audit: number | undefined;
-	let count = 0;
-	for (const entry of schema) {
-		const field: OutputsListEntry = typeof entry === 'string' ? { id: entry } : entry;
-		if (field.display === false) continue;
-		const isFixed = isFixedEntry(field.id);
-		// A deleted key keeps its (empty) output: its items go to Other, no wire moves.
-		if (field.removed === true && !isFixed) {
-			count++;
-			continue;
-		}
-		if (isFixed) fixedAt.set(field.id, count);
-		else if (isErrorKeeper(field.id)) errorKeepers.push(count);
-		else if (field.id === ENTRY.audit) audit = count;
-		else indexOf.set(field.id, count);
-		count++;
-	}
-	for (const id of FIXED_ENTRY_IDS) if (!fixedAt.has(id)) fixedAt.set(id, count++);
+	// A role listed twice (a hand-edited list) routes to its last output, as a key listed twice does.
+	const last = new Map<PlannedOutput['role'], number>();
+	plan.forEach((output, index) => {
+		if (output.role === 'key') indexOf.set(output.id, index);
+		else if (output.role === 'errorKeeper') errorKeepers.push(index);
+		else last.set(output.role, index);
+	});
+	const audit = last.get('audit');
 	return {
 		indexOf,
 		noLabel: indexOf.get(NO_LABEL_KEY),
-		uncertain: fixedAt.get(ENTRY.uncertain)!,
-		pending: fixedAt.get(ENTRY.pending)!,
-		other: fixedAt.get(ENTRY.other)!,
+		// The plan always has these three (added at the end when the list lacks them).
+		uncertain: last.get('uncertain')!,
+		pending: last.get('pending')!,
+		other: last.get('other')!,
 		errorKeepers,
 		...(audit === undefined ? {} : { audit }),
-		count,
+		count: plan.length,
 	};
 }
 
 /**
- * Where Single Output puts its items, and how many outputs it has. With no shown entry saved, one
- * output. With a saved list, every output Route to Outputs has stays in place, empty and marked "✕"
- * (n8n keeps wires by index when outputs change, so a wire drawn for billing stays on billing's
- * index), then a spare where n8n's error output stood, then the items' output. Mirrors the single
- * branch of configuredOutputs.
+ * Where Single Output puts its items (All Items), and how many outputs it has: one with nothing
+ * saved; with a saved list, the outputs Route to Outputs has stay before it, empty (see the plan).
  */
 export function singleOutputPlace(schema: ReadonlyArray<string | OutputsListEntry>): {
 	index: number;
 	count: number;
 } {
-	const shown = schema.some((entry) => typeof entry === 'string' || entry.display !== false);
-	if (!shown) return { index: 0, count: 1 };
-	const index = outputsLayout(schema).count + 1;
-	return { index, count: index + 1 };
+	const plan = planOf(schema, 'decide', 'singleOutput');
+	return { index: plan.findIndex((output) => output.role === 'allItems'), count: plan.length };
 }
 
 /** Output index of each answer key in Review, and of Not Reviewed. */
@@ -94,20 +83,19 @@ export interface ReviewLayout {
 }
 
 /**
- * Review's layout: Not Reviewed first, then the same Outputs list as Decide without its fixed
- * entries (a person's answer is never uncertain or pending, and is always one of the keys): each
- * key keeps its rename and its order, so the answer outputs line up with Decide's. Mirrors the
- * review branch of configuredOutputs.
+ * Review's layout: Not Reviewed first, then the same Outputs list as Decide without its fixed and
+ * Audit entries, each key in its order, so the answer outputs line up with Decide's.
  */
 export function reviewLayout(schema: ReadonlyArray<string | OutputsListEntry>): ReviewLayout {
+	const plan = planOf(schema, 'review');
 	const indexOf = new Map<string, number>();
-	let count = 1;
-	for (const entry of schema) {
-		const field: OutputsListEntry = typeof entry === 'string' ? { id: entry } : entry;
-		if (field.display === false || isMachineOnlyEntry(field.id)) continue;
-		// A deleted key keeps its (empty) output, as in Decide.
-		if (!isErrorKeeper(field.id) && field.removed !== true) indexOf.set(field.id, count);
-		count++;
-	}
-	return { indexOf, noLabel: indexOf.get(NO_LABEL_KEY), notReviewed: 0, count };
+	plan.forEach((output, index) => {
+		if (output.role === 'key') indexOf.set(output.id, index);
+	});
+	return {
+		indexOf,
+		noLabel: indexOf.get(NO_LABEL_KEY),
+		notReviewed: plan.findIndex((output) => output.role === 'notReviewed'),
+		count: plan.length,
+	};
 }

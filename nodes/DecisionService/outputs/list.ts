@@ -7,15 +7,15 @@
  * Review, Other), a kept error position, or a hidden entry (display: false) that carries data.
  * Every shown entry that is not removed is one output, in the list's order.
  *
- * This file owns the ids, the entry type and the merge a refresh does. The rest of the outputs'
- * home: the layout (which output index each entry has) is layout.ts; where an item goes,
- * targets.ts; the node's outputs as n8n evaluates them from source text, configured.ts (it and the
- * tool description may import this file's TYPES only and repeat its ids as literals;
- * test/unit/outputs-list.test.ts holds the literals equal to these); the parameter, parameter.ts.
+ * This file owns the entry type and the merge a refresh does. The rest of the outputs' home: which
+ * outputs the node has (ids, names, roles), plan.ts, the one definition of the ids and names used
+ * here; each entry's output index, read from the plan, layout.ts; where an item goes, targets.ts;
+ * the parameter, parameter.ts.
  */
 import type { ResourceMapperField } from 'n8n-workflow';
 import type { Decision } from '../../../src/contract';
 import { kindOf } from '../../../src/answer/kinds';
+import { OUTPUT_IDS, OUTPUT_NAMES, outputsPlan } from './plan';
 
 /** The node parameter that stores the Outputs list. */
 export const OUTPUTS_LIST_PARAMETER = 'routes';
@@ -24,17 +24,17 @@ export const OUTPUTS_LIST_PARAMETER = 'routes';
 export const NO_LABEL_KEY = '__no_label__';
 
 /**
- * Ids of the shown entries that are not keys of the decision. Keys are slugs (lower-case letters,
- * digits, hyphens), so an id with underscores can never collide with one.
+ * Ids of the shown entries that are not keys of the decision: the outputs plan's (plan.ts), where
+ * each is written once.
  */
 export const ENTRY = {
-	uncertain: '__out_uncertain__',
-	pending: '__out_pending__',
-	other: '__out_other__',
+	uncertain: OUTPUT_IDS.uncertain,
+	pending: OUTPUT_IDS.pending,
+	other: OUTPUT_IDS.other,
 	/** Copies of the confident answers Decide's Audit Share picked (added once a share is set). */
-	audit: '__out_audit__',
+	audit: OUTPUT_IDS.audit,
 	/** `__out_error_<n>__`: where n8n's error output was before a refresh added outputs. */
-	errorKeeperPrefix: '__out_error_',
+	errorKeeperPrefix: OUTPUT_IDS.errorKeeperPrefix,
 } as const;
 
 /** Hidden entries (display: false) that only carry the decision's identity for the tool description and the refresh. */
@@ -44,24 +44,22 @@ export const HIDDEN_ENTRY = {
 	type: '__meta_type__',
 } as const;
 
-/** The fixed entries, in the order a list saved as keys only gets them after its keys. */
-export const FIXED_ENTRY_IDS = [ENTRY.uncertain, ENTRY.pending, ENTRY.other] as const;
-
-export const FIXED_OUTPUT_NAMES = {
-	[ENTRY.uncertain]: 'Uncertain',
-	[ENTRY.pending]: 'Pending Review',
-	[ENTRY.other]: 'Other',
-} as const;
-
-export const ERROR_KEEPER_NAME = 'Error (kept in place)';
-
-export const AUDIT_OUTPUT_NAME = 'Audit';
-
 /**
- * Review's first output: items nobody reviewed. First because n8n, when a wait's time limit
- * passes, hands the waiting node's input to its first output (the node does not run again).
+ * The fixed entries and their names, in the order a list saved as keys only gets them after its
+ * keys: read from the plan of an empty list (those are exactly its outputs).
  */
-export const NOT_REVIEWED_NAME = 'Not Reviewed';
+const FIXED_OUTPUTS = outputsPlan({});
+export const FIXED_ENTRY_IDS: readonly string[] = FIXED_OUTPUTS.map((output) => output.id);
+export const FIXED_OUTPUT_NAMES: Readonly<Record<string, string>> = Object.fromEntries(
+	FIXED_OUTPUTS.map((output) => [output.id, output.name]),
+);
+
+export const ERROR_KEEPER_NAME = OUTPUT_NAMES.errorKeeper;
+
+export const AUDIT_OUTPUT_NAME = OUTPUT_NAMES.audit;
+
+/** Review's first output: items nobody reviewed (see OUTPUT_NAMES.notReviewed for why first). */
+export const NOT_REVIEWED_NAME = OUTPUT_NAMES.notReviewed;
 
 /** Appended to the name of a key the service no longer has. */
 export const REMOVED_ON_SERVICE = '(no longer on the service)';
@@ -80,8 +78,7 @@ export interface SavedOutputsList {
 	value?: Record<string, unknown> | null;
 }
 
-export const isFixedEntry = (id: string): boolean =>
-	(FIXED_ENTRY_IDS as readonly string[]).includes(id);
+export const isFixedEntry = (id: string): boolean => FIXED_ENTRY_IDS.includes(id);
 export const isErrorKeeper = (id: string): boolean => id.startsWith(ENTRY.errorKeeperPrefix);
 /** Entries that are no answer of the decision: Review has no output for them. */
 export const isMachineOnlyEntry = (id: string): boolean => isFixedEntry(id) || id === ENTRY.audit;
@@ -98,7 +95,7 @@ export const isMachineOnlyEntry = (id: string): boolean => isFixedEntry(id) || i
  *
  * - saved entries keep their places: keys, Uncertain, Pending Review, Other, kept error positions;
  * - a key gone from the service keeps its output, its name marked; a row the user deleted keeps
- *   an empty output marked "✕" (configured.ts), so nothing after it moves;
+ *   an empty output marked "✕" (plan.ts), so nothing after it moves;
  * - new keys are appended, after one "Error (kept in place)" entry: n8n puts its error output after
  *   all the node's outputs, so the output that takes the old error index must carry the failed
  *   items, or the error wire would start receiving the new key's items;
@@ -214,7 +211,7 @@ export function outputsListFor(
 		seen.add(field.id);
 		if (isFixedEntry(field.id)) {
 			merged.push({
-				...entry(field.id, FIXED_OUTPUT_NAMES[field.id as keyof typeof FIXED_OUTPUT_NAMES]),
+				...entry(field.id, FIXED_OUTPUT_NAMES[field.id]),
 			});
 		} else if (isErrorKeeper(field.id)) {
 			merged.push({ ...entry(field.id, ERROR_KEEPER_NAME), removed: field.removed });

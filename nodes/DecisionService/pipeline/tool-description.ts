@@ -1,8 +1,11 @@
 /**
  * What an AI agent reads about the tool, a function n8n evaluates from its source text inside an
- * expression (`={{(fn)($parameter)}}`), as configuredOutputs (outputs/configured.ts) is: it must
- * stay self-contained (no imports at run time, TYPES only; no spread, `??` or `?.`), and reads
- * only the node's saved parameters. Unit tests evaluate it through n8n's own expression engine.
+ * expression (`={{(fn)($parameter)}}`), as the outputs plan (outputs/plan.ts) is: it must stay
+ * self-contained (no imports at run time, TYPES only; no spread, `??` or `?.`), and reads only the
+ * node's saved parameters. So it repeats, as literals, the hidden entries' ids and the "gone from
+ * the service" mark of outputs/list.ts, and skips every id that starts with "__" (every output id
+ * of the plan that is not a key does). Unit tests evaluate it through n8n's own expression engine
+ * on lists list.ts writes (test/unit/outputs-list.test.ts, tool-description.test.ts).
  */
 import type { INodeParameters } from 'n8n-workflow';
 import type { OutputsListEntry, SavedOutputsList } from '../outputs/list';

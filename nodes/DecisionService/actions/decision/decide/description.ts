@@ -32,7 +32,7 @@ const properties: INodeProperties[] = [
 				name: 'Single Output',
 				value: 'singleOutput',
 				// n8n keeps wires by output index when the outputs change: the routed outputs stay,
-				// empty, so no wire drawn for an answer gets every item (configured.ts).
+				// empty, so no wire drawn for an answer gets every item (outputs/plan.ts).
 				description:
 					'Add the result to each item, on one new output, All Items; outputs you wired stay in place, empty and marked ✕',
 			},

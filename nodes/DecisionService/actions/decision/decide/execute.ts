@@ -15,7 +15,7 @@ import {
 	otherNote,
 	targetsFor,
 } from '../../../outputs/targets';
-import { configuredOutputs } from '../../../outputs/configured';
+import { outputsPlan } from '../../../outputs/plan';
 import { answerOf, errorObject, failedItemJson } from '../../../pipeline/item-json';
 import { answerToolCall, runsAsTool } from '../../../pipeline/tool';
 import { closeCallFields, closeCallOf } from '../../../pipeline/close-calls';
@@ -192,9 +192,7 @@ export async function execute(
 	);
 	// The receipt: what this run spent and where its items went, as the canvas shows them: n8n
 	// moves a failed item (its json only the error) to its own Error output after this returns.
-	const names = configuredOutputs(this.getNode().parameters).map((output) =>
-		typeof output === 'object' && output.displayName ? output.displayName : 'Output',
-	);
+	const names = outputsPlan(this.getNode().parameters).map((output) => output.name || 'Output');
 	const movedToError = (each: INodeExecutionData) =>
 		usesErrorOutput && Object.keys(each.json).every((key) => key === 'error');
 	const shown = outputs.map((each, index) => ({
