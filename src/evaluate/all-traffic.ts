@@ -83,15 +83,16 @@ function confidentOf(
 	};
 }
 
+type LeftOut = Omit<AllTrafficMetrics['leftOut'], 'total'>;
+
 /**
- * The estimate over all traffic and the confident answers' accuracy. `outcomes[i]` judges
- * `items[i]`; `target`: the accuracy a figure is about (for how many audited rows are needed).
+ * The judged rows grouped by why a person saw them (doubtful, or audited at one share), each
+ * weighed by the answers it stands for; rows that cannot be placed, counted by why.
  */
-export function allTrafficOf(
+function strataOf(
 	items: readonly ScoredItem[],
 	outcomes: readonly ItemOutcome[],
-	target: number,
-): { allTraffic: AllTrafficMetrics; confidentAccuracy: ConfidentAccuracy } {
+): { list: TrafficStratum[]; leftOut: LeftOut; total: number } {
 	const leftOut = { handAdded: 0, badStratum: 0, badShare: 0, notJudged: 0 };
 	const strata = new Map<string, TrafficStratum>();
 	items.forEach((item, at) => {
@@ -127,6 +128,40 @@ export function allTrafficOf(
 			stratum.auditShare === null ? stratum.rows : stratum.rows / stratum.auditShare;
 	const total = list.reduce((sum, s) => sum + s.standsFor, 0);
 	for (const stratum of list) stratum.weight = total > 0 ? stratum.standsFor / total : 0;
+	return { list, leftOut, total };
+}
+
+/** The accuracy over all traffic (strata weighed), only once a row was audited. */
+function weighedAccuracy(
+	list: readonly TrafficStratum[],
+	auditedRows: number,
+): Pick<AllTrafficMetrics, 'accuracy' | 'accuracyInterval'> {
+	if (!auditedRows) return { accuracy: null, accuracyInterval: null };
+	const estimate = stratifiedProportion(
+		list.map((s) => ({ successes: s.right, n: s.rows, weight: s.standsFor })),
+		REPORT_LEVEL,
+	);
+	return {
+		accuracy: estimate.value,
+		accuracyInterval: {
+			low: estimate.low,
+			high: estimate.high,
+			n: estimate.n,
+			level: estimate.level,
+		},
+	};
+}
+
+/**
+ * The estimate over all traffic and the confident answers' accuracy. `outcomes[i]` judges
+ * `items[i]`; `target`: the accuracy a figure is about (for how many audited rows are needed).
+ */
+export function allTrafficOf(
+	items: readonly ScoredItem[],
+	outcomes: readonly ItemOutcome[],
+	target: number,
+): { allTraffic: AllTrafficMetrics; confidentAccuracy: ConfidentAccuracy } {
+	const { list, leftOut, total } = strataOf(items, outcomes);
 	const of = (name: 'doubtful' | 'audited', pick: (s: TrafficStratum) => number) =>
 		list.filter((s) => s.stratum === name).reduce((sum, s) => sum + pick(s), 0);
 	const audited = { rows: of('audited', (s) => s.rows), right: of('audited', (s) => s.right) };
@@ -135,25 +170,9 @@ export function allTrafficOf(
 	const reason = audited.rows
 		? null
 		: `${NOT_YET} (0 audited; about ${roughly(itemsNeeded(ALL_TRAFFIC_HALF_WIDTH, around, REPORT_LEVEL))} needed for ± 5 points)`;
-	let accuracy: number | null = null;
-	let accuracyInterval: AllTrafficMetrics['accuracyInterval'] = null;
-	if (audited.rows) {
-		const estimate = stratifiedProportion(
-			list.map((s) => ({ successes: s.right, n: s.rows, weight: s.standsFor })),
-			REPORT_LEVEL,
-		);
-		accuracy = estimate.value;
-		accuracyInterval = {
-			low: estimate.low,
-			high: estimate.high,
-			n: estimate.n,
-			level: estimate.level,
-		};
-	}
 	return {
 		allTraffic: {
-			accuracy,
-			accuracyInterval,
+			...weighedAccuracy(list, audited.rows),
 			reason,
 			rows: { doubtful: of('doubtful', (s) => s.rows), audited: audited.rows },
 			standsFor: {
