@@ -284,7 +284,7 @@ const watchNodes: Node[] = [
 	// The new answers on their rows (keyed on review_id): the next run scores them free.
 	upsertRows(W(15), 'Store new answers', REVIEWS_TABLE, 'review_id', [1800, 480]),
 	noOp(W(11), 'Alert: accuracy dropped', [1360, 660]),
-	sticky(W(12), 'What a run costs', [560, -340], [760, 580], WATCH_NOTE),
+	sticky(W(12), 'What a run costs', [560, -160], [760, 400], WATCH_NOTE),
 ];
 
 const watch = {
