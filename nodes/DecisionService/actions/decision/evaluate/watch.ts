@@ -1,0 +1,181 @@
+/**
+ * Evaluate's watch: the figures as one row, the tests behind the alert (recent rows, a version
+ * change) and what changed since the previous figures, with the lines the message adds about the
+ * stored rows and the doubtful ones (docs/quality-watch.md). The figures are src/evaluate's.
+ */
+import type { INodeExecutionData } from 'n8n-workflow';
+import {
+	driftOf,
+	evaluate,
+	figuresRow,
+	readFiguresRow,
+	recentEvidence,
+	rightOf,
+	versionEvidence,
+	type Cost,
+	type Drift,
+	type Evidence,
+	type FiguresRow,
+	type Metrics,
+	type ScoredItem,
+	type Summary,
+} from '../../../../../src/evaluate';
+import type { Decision } from '../../../../../src/contract';
+import type { EvaluationDecision } from '../../../../../src/answer';
+import type { EvaluateNodeOptions } from './description';
+import { reviewedAtOf, type Scoring, type StoredPlan } from './inputs';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The tests behind the watch's alert: the rows reviewed within the window against the rows before
+ * (on the live version), and on a version change the sampled rows on both versions (paired).
+ */
+function watchEvidence(
+	items: INodeExecutionData[],
+	metrics: Metrics,
+	plan: StoredPlan,
+	decision: EvaluationDecision,
+	evaluateOptions: Parameters<typeof evaluate>[2],
+	watch: { falseAlarmRate: number; threshold: number; windowDays: number; now: number },
+): { evidence: Evidence[] } {
+	const since = watch.now - watch.windowDays * DAY_MS;
+	const recent = { successes: 0, n: 0 };
+	const earlier = { successes: 0, n: 0 };
+	const live = new Map<number, boolean>();
+	for (const outcome of metrics.items) {
+		const right = rightOf(outcome);
+		if (right === null) continue;
+		live.set(outcome.index, right);
+		const at = reviewedAtOf(items[outcome.index].json);
+		const side = at !== null && at >= since ? recent : earlier;
+		side.n++;
+		if (right) side.successes++;
+	}
+	const options = { falseAlarmRate: watch.falseAlarmRate, threshold: watch.threshold };
+	const evidence: Evidence[] = [];
+	// With no earlier (or no recent) row there is nothing to test: said as too few rows.
+	if (recent.n > 0 || earlier.n > 0) evidence.push(recentEvidence(recent, earlier, options));
+	if (plan.sampled.size) {
+		// The old version's answers scored as the live ones are: the same rules, the same rows.
+		const indexes = [...plan.sampled.keys()].filter((index) => live.has(index));
+		const old: ScoredItem[] = indexes.map((index) => ({
+			expected: metrics.items.find((each) => each.index === index)!.expected,
+			run: plan.sampled.get(index)!,
+			charged: 0,
+		}));
+		const { metrics: oldMetrics } = evaluate(decision, old, evaluateOptions);
+		const pairs = { n: 0, onlyOld: 0, onlyLive: 0, both: 0 };
+		oldMetrics.items.forEach((outcome, at) => {
+			const before = rightOf(outcome);
+			const after = live.get(indexes[at]);
+			if (before === null || after === undefined) return;
+			pairs.n++;
+			if (before && after) pairs.both++;
+			else if (before) pairs.onlyOld++;
+			else if (after) pairs.onlyLive++;
+		});
+		if (pairs.n) evidence.push(versionEvidence(pairs, options));
+	}
+	return { evidence };
+}
+
+/** What the run did with the stored rows, said before the cost. */
+function storedLines(
+	plan: StoredPlan,
+	liveVersion: number | null,
+	scoring: { scoredIndexes: number[] },
+	liveCharged: number,
+): string[] {
+	const lines: string[] = [];
+	const scored = new Set(scoring.scoredIndexes);
+	const sampled = [...plan.sampled.keys()].filter((index) => scored.has(index)).length;
+	if (plan.fromStore)
+		lines.push(
+			`${plan.fromStore} stored rows scored from the answer version ${liveVersion ?? '–'} gave them: free.`,
+		);
+	if (plan.sampled.size || plan.left.size) {
+		const was = plan.oldVersions.length
+			? `version ${plan.oldVersions.join(', ')}`
+			: 'an earlier version';
+		lines.push(
+			`The live version changed (rows answered by ${was}): the ${sampled} most recent rows decided on version ${liveVersion ?? '–'} (${liveCharged} units; store their answers and the next run is free)${plan.left.size ? `, ${plan.left.size} older rows left out of these figures` : ''}.`,
+		);
+	}
+	return lines;
+}
+
+/** Doubtful rows (the service left them to a person): what their guesses say, not "answered 0". */
+function doubtfulLines(metrics: Metrics): string[] {
+	const doubtful = metrics.doubtful;
+	if (!doubtful || !doubtful.count) return [];
+	const guess =
+		doubtful.guessAccuracy === null
+			? 'no guess to score'
+			: `the machine's guess right on ${doubtful.guessRight} of ${doubtful.guessed} (${Math.round(doubtful.guessAccuracy * 1000) / 10}%)`;
+	return [
+		`• Doubtful: ${doubtful.count} of ${metrics.total} rows were left to a person; ${guess}.`,
+	];
+}
+
+/** What the watch step reads of the run (execute.ts's steps). */
+export interface WatchInputs {
+	items: INodeExecutionData[];
+	decision: Decision;
+	evaluationDecision: EvaluationDecision;
+	options: EvaluateNodeOptions;
+	plan: StoredPlan;
+	scoring: Scoring;
+	metrics: Metrics;
+	evaluateOptions: Parameters<typeof evaluate>[2];
+	summary: Summary;
+	cost: Cost;
+	charged: { total: number; live: number };
+	unscored: { badRows: number; notScored: number };
+	said: { badRows: string[]; notScoredBecause: string };
+}
+
+/**
+ * The figures as one row, and what changed since the previous row (when given: then the watch's
+ * tests run too). `watching`: previous figures were given, so the Drift output exists.
+ */
+export function figuresAndDrift(run: WatchInputs): {
+	figures: FiguresRow;
+	drift: Drift;
+	watching: boolean;
+} {
+	const { decision, options, metrics, plan, scoring } = run;
+	const liveVersion = decision.live_version ?? null;
+	const figures = figuresRow(metrics, run.summary, {
+		decision: decision.slug,
+		liveVersion,
+		evaluatedAt: new Date().toISOString(),
+		unitsCharged: run.charged.total,
+		notScored: run.unscored.notScored,
+		badRows: run.unscored.badRows,
+	});
+	const watching = options.previousFigures !== undefined;
+	const watch = watching
+		? watchEvidence(run.items, metrics, plan, run.evaluationDecision, run.evaluateOptions, {
+				falseAlarmRate: (options.falseAlarmRate ?? 1) / 100,
+				threshold: options.dropThreshold ?? 5,
+				windowDays: options.recentWindowDays ?? 7,
+				now: Date.now(),
+			})
+		: undefined;
+	const drift = driftOf(
+		watching ? readFiguresRow(options.previousFigures) : undefined,
+		figures,
+		options.dropThreshold ?? 5,
+		decision.name,
+		{
+			badRows: run.said.badRows,
+			notScoredBecause: run.said.notScoredBecause,
+			paidUpstream: run.cost.upstream,
+			...(watch ? { evidence: watch.evidence } : {}),
+			extraLines: [...storedLines(plan, liveVersion, scoring, run.charged.live)],
+			doubtful: doubtfulLines(metrics),
+		},
+	);
+	return { figures, drift, watching };
+}
