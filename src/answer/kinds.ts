@@ -6,6 +6,8 @@
  * Decide's routing, Simplify, close calls, Evaluate, Review and Send Feedback ask this file instead
  * of switching on the type. An answer is always a list of keys: one for route and score, any
  * number of labels for classify. Pure, no n8n; keys are untrusted strings (`constructor` is a key).
+ * Long because the three kinds are said side by side, rule by rule, so a rule is never changed for
+ * one kind and forgotten for the others.
  */
 import {
 	BOUNDS,

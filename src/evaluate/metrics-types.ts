@@ -1,5 +1,7 @@
 // The shapes of an evaluation: what goes in (scored items, options) and what comes out (the
-// figures per kind, the per-item outcomes, the problems). Declarations only.
+// figures per kind, the per-item outcomes, the problems). Declarations only. Long because each
+// figure's shape carries the comment that says what it means, in the one place the metrics, the
+// summary, the report and the node read them from.
 import type { ItemAnswer } from '../answer/item-answer';
 
 export interface ScoredItem {

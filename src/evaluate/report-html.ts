@@ -1,3 +1,10 @@
+// A self-contained HTML page from the metrics: no external asset, no script; inline CSS and SVG.
+// Long because it is one page: its CSS, its tiles, tables and charts share the page's helpers and
+// read top to bottom as the page does (the drift section is drift-html.ts's).
+// Every string from data (keys, labels, model and engine names, the title) is escaped: keys are
+// untrusted (`<script>`, quotes, `constructor`). Figures are formatted by the exported helpers, so
+// a test can check the page shows exactly the metrics. Every rate shows its 95 % interval and
+// count under it or beside it (src/evaluate/stats.ts).
 import { escapeHtml } from '../html';
 import type {
 	ClassMetrics,
@@ -21,12 +28,6 @@ import {
 import { intervalWords, itemCount } from './tables';
 import type { Drift } from './drift';
 import { driftSection } from './drift-html';
-
-// A self-contained HTML page from the metrics: no external asset, no script; inline CSS and SVG.
-// Every string from data (keys, labels, model and engine names, the title) is escaped: keys are
-// untrusted (`<script>`, quotes, `constructor`). Figures are formatted by the exported helpers, so
-// a test can check the page shows exactly the metrics. Every rate shows its 95 % interval and
-// count under it or beside it (src/evaluate/stats.ts).
 
 export interface ReportOptions {
 	/** Page title; default "Decision evaluation". */

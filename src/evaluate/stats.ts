@@ -1,4 +1,6 @@
 // How sure a figure is: the statistics behind every rate the evaluation prints, written once.
+// Long because the formulas share their argument checks and the normal distribution's functions,
+// and the tests compare them, one module, with the reference libraries.
 // Pure, no dependency, no I/O. The tests compare each formula with jStat and simple-statistics.
 //
 // - wilsonInterval: the Wilson score interval of a proportion (any level, 95 % by default).

@@ -1,6 +1,6 @@
 /**
  * The editor's fields of Create: one block per shape (template, description, definition).
- * Declarations only (n8n's property objects), hence the length.
+ * Long because it is declarations only (n8n's property objects), one block per shape.
  */
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 import { BOUNDS } from '../../../../../src/contract';

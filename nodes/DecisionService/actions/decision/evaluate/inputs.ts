@@ -3,8 +3,8 @@
  * (checked against the decision), the answer it already carries (scored free), whether its run or
  * its review was already counted on an earlier item, and, after the decides, what is scored and
  * why the rest is not: a bad row (to fix) or a row left unscored (the cap, the service: a partial
- * run). No row stops an evaluation. Over 260 lines: every way a row is read and judged is kept
- * in one place, so a row is never judged twice differently.
+ * run). No row stops an evaluation. Long because every way a row is read and judged is kept in
+ * one place, so a row is never judged twice differently.
  */
 import {
 	NodeOperationError,
