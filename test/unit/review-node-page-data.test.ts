@@ -268,7 +268,7 @@ describe('a four-way tie, from Decide to the review row: no guess anywhere', () 
 			// The page's own rule (src/review): never "correct", never agreed.
 			expect(feedbackFor(item, pick, 'route')).toEqual({ feedback: key });
 			expect(agreedWith(item, pick)).toBe(false);
-			// The row Review writes (webhook.ts passes agreedWith and the feedback sent).
+			// The row Review writes (labeled-context.ts passes agreedWith and the feedback sent).
 			const row = reviewRow({
 				picked: [key],
 				labels: false,
