@@ -26,6 +26,7 @@ import {
 	FIXED_OUTPUT_NAMES,
 	HIDDEN_ENTRY,
 	REMOVED_ON_SERVICE,
+	forReview,
 	freshOutputsList,
 	outputsListFor,
 	type OutputsListEntry,
@@ -476,6 +477,27 @@ describe('the outputs plan (plan.ts): one list of outputs for the canvas and the
 			'Pending Review',
 			'Other',
 		]);
+	});
+	it("Review's list hides exactly the rows Review's plan has no output for: the fixed ones and Audit", () => {
+		const list = [
+			...outputsListFor(ticket(['billing', 'legal']), saved, { audit: true }),
+			...freshOutputsList(ticket(['constructor', '__proto__'])).slice(0, 2),
+		];
+		const hidden = forReview(list)
+			.filter((field) => field.display === false)
+			.map((field) => field.id);
+		expect(hidden).toEqual([
+			ENTRY.uncertain,
+			ENTRY.pending,
+			ENTRY.other,
+			ENTRY.audit,
+			HIDDEN_ENTRY.decision,
+			HIDDEN_ENTRY.question,
+			HIDDEN_ENTRY.type,
+		]);
+		expect(outputsPlan({ operation: 'review', routes: { schema: list } } as never)).toHaveLength(
+			list.length - hidden.length + 1,
+		);
 	});
 });
 

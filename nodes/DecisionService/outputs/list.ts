@@ -80,8 +80,9 @@ export interface SavedOutputsList {
 
 export const isFixedEntry = (id: string): boolean => FIXED_ENTRY_IDS.includes(id);
 export const isErrorKeeper = (id: string): boolean => id.startsWith(ENTRY.errorKeeperPrefix);
-/** Entries that are no answer of the decision: Review has no output for them. */
-export const isMachineOnlyEntry = (id: string): boolean => isFixedEntry(id) || id === ENTRY.audit;
+/** Entries that are no answer of the decision: Review has no output for them (asked of the plan). */
+export const isMachineOnlyEntry = (id: string): boolean =>
+	outputsPlan({ operation: 'review', routes: { schema: [{ id }] } }).length === 1;
 
 // ---------------------------------------------------------------------------------------------
 // The merge a refresh does (methods/resource-mapping.ts serves it to the editor).
