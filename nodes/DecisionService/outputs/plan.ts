@@ -100,13 +100,19 @@ export interface PlannedOutput {
  * Decide, Route to Outputs: one output per shown entry of the saved Outputs list, in its saved
  * order: the decision's keys, the fixed Uncertain / Pending Review / Other entries, Audit and any
  * kept error position. Hidden entries (display: false) carry data, not outputs; a row the user
- * deleted keeps its output, marked "✕" and empty, so no wire after it moves. A list saved before
+ * deleted keeps its output, marked "✕" and empty (its items go to Other): n8n wires outputs by
+ * index and repairs them only for its own Switch node, so removing it would move every wire after
+ * it. Fixed outputs cannot be deleted: Other is where anything unknown goes. A list saved before
  * the fixed entries existed (keys only) gets them after its keys, where they always were (any
  * fixed entry missing from the list is added at its end). Nothing here depends on the service: a
  * decision changed there moves no output.
  * Decide, Single Output: with nothing saved, one output; with a saved list, every output Route to
- * Outputs has stays, empty and marked (the editor keeps wires by index), then a spare where n8n's
- * error output stood, then All Items.
+ * Outputs has stays, empty and marked (the editor keeps wires by index, so no wire drawn for an
+ * answer carries another's items, and Route to Outputs gives the same outputs back), then a spare
+ * where n8n's error output stood, then All Items.
+ * Renames (the list's `value`) apply by key, read as [key, name] pairs of the object's own keys:
+ * n8n's expression sandbox refuses a computed `value[key]` when the key is `constructor`,
+ * `prototype` or `__proto__` (legal keys), and a lookup would find inherited properties.
  * Review: Not Reviewed first, then the same list without its fixed and Audit entries (a person's
  * answer is never uncertain or pending), each key with its name and order.
  * Evaluate: Report and Scored Items; with previous figures to compare, Drift.
@@ -120,12 +126,11 @@ export function planOutputs(
 	const operation = parameters.operation === undefined ? 'decide' : parameters.operation;
 	const mode = parameters.outputMode === undefined ? 'routeToOutputs' : parameters.outputMode;
 	if (resource === 'decision' && operation === 'evaluate') {
-		const evaluateOptions = (parameters.evaluateOptions || {}) as INodeParameters;
 		const evaluated: PlannedOutput[] = [
 			{ id: ids.report, name: names.report, role: 'report' },
 			{ id: ids.scored, name: names.scored, role: 'scored' },
 		];
-		if (evaluateOptions.previousFigures !== undefined)
+		if (((parameters.evaluateOptions || {}) as INodeParameters).previousFigures !== undefined)
 			evaluated.push({ id: ids.drift, name: names.drift, role: 'drift' });
 		return evaluated;
 	}
@@ -133,9 +138,7 @@ export function planOutputs(
 	if (!review && (resource !== 'decision' || operation !== 'decide'))
 		return [{ id: ids.main, name: '', role: 'main' }];
 	const routes = (parameters.routes || {}) as SavedOutputsList;
-	// Renames by key, read as [key, name] pairs: n8n's expression sandbox refuses a computed
-	// `names[key]` when the key is `constructor`, `prototype` or `__proto__` (legal keys), and an
-	// object lookup would find inherited properties; entries are the object's own keys only.
+	// Renames as [key, name] pairs of own keys: no `renames[key]` (see above).
 	const renames: Array<[string, unknown]> =
 		routes.value && typeof routes.value === 'object' ? Object.entries(routes.value) : [];
 	const schema = Array.isArray(routes.schema) ? routes.schema : [];
@@ -156,16 +159,13 @@ export function planOutputs(
 		if (review && (isFixed || field.id === ids.audit)) continue;
 		if (isFixed) present[fixedIndex] = true;
 		let rename: unknown;
-		for (let each = 0; each < renames.length; each++) {
+		for (let each = 0; each < renames.length; each++)
 			if (renames[each][0] === field.id) rename = renames[each][1];
-		}
 		const name =
 			typeof rename === 'string' && rename.trim() !== ''
 				? rename.trim()
 				: field.displayName || field.id;
-		// A row the user deleted keeps its place, empty (its items go to Other): n8n wires outputs
-		// by index and repairs them only for its own Switch node, so removing the output would move
-		// every wire after it. Fixed outputs cannot be deleted: Other is where anything unknown goes.
+		// A deleted row keeps its place, empty; a fixed one cannot be deleted (see above).
 		if (field.removed === true && !isFixed) {
 			outputs.push({ id: field.id, name: names.emptyMark + name, role: 'deleted' });
 			continue;
@@ -180,16 +180,12 @@ export function planOutputs(
 	// Single Output with nothing saved: one output, as any one-output node.
 	if (mode !== 'routeToOutputs' && outputs.length === 0)
 		return [{ id: ids.allItems, name: '', role: 'allItems' }];
-	// A list saved with keys only (before the fixed entries existed) has them after its keys.
 	for (let index = 0; index < fixedIds.length; index++) {
 		if (!present[index])
 			outputs.push({ id: fixedIds[index], name: fixedNames[index], role: fixedRoles[index] });
 	}
 	if (mode === 'routeToOutputs') return outputs;
-	// Single Output with a saved list: n8n keeps wires by output index when the outputs change, so
-	// every output Route to Outputs had stays, empty and marked, then one spare where n8n's error
-	// output stood, then the output that carries the items. No wire drawn for an answer carries
-	// another's items; Route to Outputs gives the same outputs back, names and wires included.
+	// Single Output with a saved list: every output kept, empty, then a spare, then All Items.
 	const single: PlannedOutput[] = [];
 	for (let index = 0; index < outputs.length; index++) {
 		const kept = outputs[index];
