@@ -74,8 +74,21 @@ function allTrafficSentences(metrics: Metrics): string[] {
 		];
 	return [
 		`Accuracy over all traffic (estimated from ${allTrafficBasis(metrics)}): ${percent(allTraffic.accuracy)} (95% interval ${intervalWords(allTraffic.accuracyInterval)}).${leftOutWords(metrics)}`,
-		`Answers sent straight to their output: right on ${confidentAccuracy.right} of ${confidentAccuracy.n} audited (95% interval ${intervalWords(confidentAccuracy.accuracyInterval)}).`,
+		confidentSentence(metrics),
 	];
+}
+
+/**
+ * The audited answers' accuracy: a count at one Audit Share; after a change of share the weighed
+ * figure first, so the count beside it is not read as the rate.
+ */
+function confidentSentence(metrics: Metrics): string {
+	const { allTraffic, confidentAccuracy } = metrics;
+	const interval = `95% interval ${intervalWords(confidentAccuracy.accuracyInterval)}`;
+	const shares = allTraffic.strata.filter((stratum) => stratum.stratum === 'audited').length;
+	if (shares <= 1 || confidentAccuracy.accuracy === null)
+		return `Answers sent straight to their output: right on ${confidentAccuracy.right} of ${confidentAccuracy.n} audited (${interval}).`;
+	return `Answers sent straight to their output: ${percent(confidentAccuracy.accuracy)} right (${interval}), from ${confidentAccuracy.right} of ${confidentAccuracy.n} audited at ${shares} Audit Shares, each weighed by the answers it stands for.`;
 }
 
 /** The evaluation in people's words; `cost`: what the node charged (costSentence). */

@@ -180,7 +180,7 @@ describe('Evaluate estimates accuracy over all traffic', () => {
 			`Accuracy over all traffic (estimated from 8 doubtful and 10 audited items, standing for about 72 items): ${Math.round(expected.value! * 1000) / 10}% (95% interval ${pct(expected.low)}–${pct(expected.high)}%). Left out of it: 5 rows, 2 added by hand (no stratum), 1 with a stratum other than doubtful or audited, 2 audited with an audit share that is not a number above 0 and at most 1.`,
 		);
 		expect(summary).toContain(
-			`Answers sent straight to their output: right on 8 of 10 audited (95% interval ${pct(confident.low)}–${pct(confident.high)}%).`,
+			`Answers sent straight to their output: ${Math.round(confident.value! * 1000) / 10}% right (95% interval ${pct(confident.low)}–${pct(confident.high)}%), from 8 of 10 audited at 2 Audit Shares, each weighed by the answers it stands for.`,
 		);
 		expect(summary).not.toContain('hard cases');
 		const html = Buffer.from(report.binary!.data.data, 'base64').toString('utf8');
