@@ -67,7 +67,7 @@ function leftOutWords(metrics: Metrics): string {
  */
 function allTrafficSentences(metrics: Metrics): string[] {
 	if (!hasStrata(metrics)) return [];
-	const { allTraffic, confidentAccuracy } = metrics;
+	const { allTraffic } = metrics;
 	if (allTraffic.accuracy === null || allTraffic.reason)
 		return [
 			`Accuracy over all traffic: ${allTraffic.reason ?? NOT_YET}: set Decide's Audit Share (Decide → Options → Audit Share (%)) so that a sample of the confident answers is reviewed too.${leftOutWords(metrics)}`,
