@@ -219,7 +219,7 @@ async function outputsOf(
 		[report],
 		scoredItems(items, outcome, decided.results, carried, run.resultField, usesErrorOutput),
 	];
-	// The Drift output exists when previous figures are given (outputs/configured.ts).
+	// The Drift output exists when previous figures are given (outputs/plan.ts).
 	if (watching) outputs.push(drift.dropped ? [report] : []);
 	return outputs;
 }
