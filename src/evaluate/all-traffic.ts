@@ -68,8 +68,15 @@ function confidentOf(
 	const right = audited.reduce((sum, s) => sum + s.right, 0);
 	if (audited.length <= 1)
 		return { accuracy: ratio(right, rows), accuracyInterval: rateInterval(right, rows) };
+	return weighedRate(audited);
+}
+
+/** A rate over strata, each weighed by the answers it stands for, with its 95 % interval. */
+function weighedRate(
+	strata: readonly TrafficStratum[],
+): Pick<AllTrafficMetrics, 'accuracy' | 'accuracyInterval'> {
 	const estimate = stratifiedProportion(
-		audited.map((s) => ({ successes: s.right, n: s.rows, weight: s.standsFor })),
+		strata.map((s) => ({ successes: s.right, n: s.rows, weight: s.standsFor })),
 		REPORT_LEVEL,
 	);
 	return {
@@ -137,19 +144,7 @@ function weighedAccuracy(
 	auditedRows: number,
 ): Pick<AllTrafficMetrics, 'accuracy' | 'accuracyInterval'> {
 	if (!auditedRows) return { accuracy: null, accuracyInterval: null };
-	const estimate = stratifiedProportion(
-		list.map((s) => ({ successes: s.right, n: s.rows, weight: s.standsFor })),
-		REPORT_LEVEL,
-	);
-	return {
-		accuracy: estimate.value,
-		accuracyInterval: {
-			low: estimate.low,
-			high: estimate.high,
-			n: estimate.n,
-			level: estimate.level,
-		},
-	};
+	return weighedRate(list);
 }
 
 /**
