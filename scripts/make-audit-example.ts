@@ -18,6 +18,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AUDIT_QUEUE_COLUMNS } from '../src/answer/audit';
 import { LABELED_ROW_COLUMNS } from '../src/answer';
+import { dataTable, ensureTable, noOp, sticky, table, to, type Node } from './example-nodes';
 import {
 	AUDIT_OUTPUT_NAME,
 	ENTRY,
@@ -34,15 +35,6 @@ export const EXAMPLE_SHARE = 20;
 /** Queued answers a drain puts on one review page. */
 export const DRAIN_LIMIT = 20;
 
-type Node = {
-	id: string;
-	name: string;
-	type: string;
-	typeVersion: number;
-	position: [number, number];
-	parameters: Record<string, unknown>;
-	[field: string]: unknown;
-};
 type Routes = { value: Record<string, unknown>; schema: Array<Record<string, unknown>> };
 
 const review = JSON.parse(readFileSync(join(examples, 'ticket-routing-review.json'), 'utf8')) as {
@@ -55,9 +47,6 @@ const fromReview = (name: string): Node => {
 };
 
 const uuid = (n: number) => `a0d17e11-5a3b-4000-8000-${String(n).padStart(12, '0')}`;
-const to = (node: string, index = 0) => [{ node, type: 'main', index }];
-const table = (name: string) => ({ __rl: true, mode: 'name', value: name });
-const dataTable = 'n8n-nodes-base.dataTable';
 
 /** A copy of a review-example node with an id of this example and a place on its canvas. */
 const copied = (name: string, n: number, position: [number, number], rename = name): Node => ({
@@ -65,52 +54,6 @@ const copied = (name: string, n: number, position: [number, number], rename = na
 	id: uuid(n),
 	name: rename,
 	position,
-});
-
-/** Data Table: create the table when it is missing (n8n 2.x: Reuse Existing Tables). */
-const ensureTable = (
-	n: number,
-	name: string,
-	tableName: string,
-	columns: ReadonlyArray<{ name: string; type: string }>,
-	position: [number, number],
-): Node => ({
-	id: uuid(n),
-	name,
-	type: dataTable,
-	typeVersion: 1.1,
-	position,
-	parameters: {
-		resource: 'table',
-		operation: 'create',
-		tableName,
-		columns: { column: columns.map((column) => ({ name: column.name, type: column.type })) },
-		options: { createIfNotExists: true },
-	},
-});
-
-const noOp = (n: number, name: string, position: [number, number]): Node => ({
-	id: uuid(n),
-	name,
-	type: 'n8n-nodes-base.noOp',
-	typeVersion: 1,
-	position,
-	parameters: {},
-});
-
-const sticky = (
-	n: number,
-	name: string,
-	position: [number, number],
-	size: [number, number],
-	content: string,
-): Node => ({
-	id: uuid(n),
-	name,
-	type: 'n8n-nodes-base.stickyNote',
-	typeVersion: 1,
-	position,
-	parameters: { width: size[0], height: size[1], content },
 });
 
 // ---------------------------------------------------------------- flow A: route, queue the sample
@@ -146,7 +89,7 @@ const ROUTE_NOTE = [
 
 const flowA: Node[] = [
 	{ ...fromReview('Run example'), id: uuid(2), position: [0, 300] },
-	ensureTable(3, 'Audit queue table', QUEUE_TABLE, AUDIT_QUEUE_COLUMNS, [220, 120]),
+	ensureTable(uuid(3), 'Audit queue table', QUEUE_TABLE, AUDIT_QUEUE_COLUMNS, [220, 120]),
 	{ ...fromReview('Sample tickets'), id: uuid(4), position: [220, 300] },
 	{ ...fromReview('One item each'), id: uuid(5), position: [440, 300] },
 	route,
@@ -154,7 +97,7 @@ const flowA: Node[] = [
 	copied('Technical support', 7, [1000, 160]),
 	copied('Sales team', 8, [1000, 320]),
 	copied('Account management', 9, [1000, 480]),
-	noOp(10, 'Doubtful: review them (see the review example)', [1000, 640]),
+	noOp(uuid(10), 'Doubtful: review them (see the review example)', [1000, 640]),
 	copied('Unrouted', 11, [1000, 800]),
 	{
 		id: uuid(12),
@@ -178,7 +121,7 @@ const flowA: Node[] = [
 			options: {},
 		},
 	},
-	sticky(13, 'A sample of the confident answers', [300, -320], [600, 300], ROUTE_NOTE),
+	sticky(uuid(13), 'A sample of the confident answers', [300, -320], [600, 300], ROUTE_NOTE),
 ];
 
 // ---------------------------------------------------------------- flow B: drain the queue
@@ -227,9 +170,9 @@ const flowB: Node[] = [
 			rule: { interval: [{ field: 'weeks', triggerAtDay: [1, 2, 3, 4, 5], triggerAtHour: 9 }] },
 		},
 	},
-	ensureTable(15, 'Reviews table', REVIEWS_TABLE, LABELED_ROW_COLUMNS, [220, Y]),
+	ensureTable(uuid(15), 'Reviews table', REVIEWS_TABLE, LABELED_ROW_COLUMNS, [220, Y]),
 	// The queue may not exist yet (no answer picked so far): an empty one, not a failed run.
-	ensureTable(16, 'Audit queue ready', QUEUE_TABLE, AUDIT_QUEUE_COLUMNS, [440, Y]),
+	ensureTable(uuid(16), 'Audit queue ready', QUEUE_TABLE, AUDIT_QUEUE_COLUMNS, [440, Y]),
 	{
 		id: uuid(17),
 		name: 'Queued answers',
@@ -264,7 +207,7 @@ const flowB: Node[] = [
 	},
 	message,
 	reviewer,
-	noOp(22, 'Stays in the queue (not reviewed)', [1400, Y - 120]),
+	noOp(uuid(22), 'Stays in the queue (not reviewed)', [1400, Y - 120]),
 	copied('Reviewed by a person', 23, [1400, Y + 60]),
 	copied('Labeled row', 24, [1620, Y + 60]),
 	copied('Once per review', 25, [1840, Y + 60]),
@@ -290,7 +233,7 @@ const flowB: Node[] = [
 			options: {},
 		},
 	},
-	sticky(28, 'A person checks the sample', [300, Y - 520], [640, 340], DRAIN_NOTE),
+	sticky(uuid(28), 'A person checks the sample', [300, Y - 520], [640, 340], DRAIN_NOTE),
 ];
 for (const node of flowB) if (node.onError === undefined) delete node.onError;
 

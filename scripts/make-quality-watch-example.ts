@@ -16,6 +16,18 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FIGURES_ROW_COLUMNS } from '../src/evaluate';
 import { LABELED_ROW_COLUMNS } from '../src/answer';
+import {
+	dataTable,
+	ensureTable,
+	fieldAsItem,
+	insertRows,
+	noOp,
+	sticky,
+	table,
+	to,
+	upsertRows,
+	type Node,
+} from './example-nodes';
 
 const examples = join(__dirname, '..', 'examples');
 const credentials = {
@@ -28,96 +40,9 @@ const decision = {
 	cachedResultName: 'Ticket routing (route)',
 };
 const service = 'n8n-nodes-decision-service.decisionService';
-const dataTable = 'n8n-nodes-base.dataTable';
 
 export const REVIEWS_TABLE = 'decision_reviews';
 export const FIGURES_TABLE = 'decision_quality';
-
-type Node = {
-	id: string;
-	name: string;
-	type: string;
-	typeVersion: number;
-	position: [number, number];
-	parameters: Record<string, unknown>;
-	[field: string]: unknown;
-};
-
-const table = (name: string) => ({ __rl: true, mode: 'name', value: name });
-
-/** Data Table: create the table when it is missing (n8n 2.x: Reuse Existing Tables). */
-function ensureTable(
-	id: string,
-	name: string,
-	tableName: string,
-	columns: ReadonlyArray<{ name: string; type: string }>,
-	position: [number, number],
-): Node {
-	return {
-		id,
-		name,
-		type: dataTable,
-		typeVersion: 1.1,
-		position,
-		parameters: {
-			resource: 'table',
-			operation: 'create',
-			tableName,
-			columns: { column: columns.map((column) => ({ name: column.name, type: column.type })) },
-			options: { createIfNotExists: true },
-		},
-	};
-}
-
-/** Data Table: insert each item as a row, its fields matched to the columns by name. */
-function insertRows(id: string, name: string, tableName: string, position: [number, number]): Node {
-	return {
-		id,
-		name,
-		type: dataTable,
-		typeVersion: 1.1,
-		position,
-		parameters: {
-			resource: 'row',
-			operation: 'insert',
-			dataTableId: table(tableName),
-			columns: {
-				mappingMode: 'autoMapInputData',
-				value: {},
-				matchingColumns: [],
-				schema: [],
-				attemptToConvertTypes: false,
-				convertFieldsToString: false,
-			},
-			options: {},
-		},
-	};
-}
-
-/**
- * Data Table: each item stored as the row whose `column` holds the item's own value (updated in
- * place when it is there, else inserted), its fields matched to the columns by name.
- */
-function upsertRows(
-	id: string,
-	name: string,
-	tableName: string,
-	column: string,
-	position: [number, number],
-): Node {
-	const insert = insertRows(id, name, tableName, position);
-	return {
-		...insert,
-		parameters: {
-			...insert.parameters,
-			operation: 'upsert',
-			matchType: 'allConditions',
-			filters: {
-				conditions: [{ keyName: column, condition: 'eq', keyValue: `={{ $json.${column} }}` }],
-			},
-		},
-	};
-}
 
 /** Data Table: the rows of one decision. */
 function rowsOf(
@@ -146,43 +71,6 @@ function rowsOf(
 	};
 }
 
-/** A Set node whose output is one field of the item, as it is: a row ready for a Data Table. */
-function fieldAsItem(id: string, name: string, field: string, position: [number, number]): Node {
-	return {
-		id,
-		name,
-		type: 'n8n-nodes-base.set',
-		typeVersion: 3.4,
-		position,
-		parameters: { mode: 'raw', jsonOutput: `={{ $json.${field} }}`, options: {} },
-	};
-}
-
-const noOp = (id: string, name: string, position: [number, number]): Node => ({
-	id,
-	name,
-	type: 'n8n-nodes-base.noOp',
-	typeVersion: 1,
-	position,
-	parameters: {},
-});
-
-const sticky = (
-	id: string,
-	name: string,
-	position: [number, number],
-	size: [number, number],
-	content: string,
-): Node => ({
-	id,
-	name,
-	type: 'n8n-nodes-base.stickyNote',
-	typeVersion: 1,
-	position,
-	parameters: { width: size[0], height: size[1], content },
-});
-
-/** Evaluate on the stored rows: the input the decision saw (JSON text), the answer a person gave. */
 const evaluateStored = {
 	resource: 'decision',
 	operation: 'evaluate',
@@ -192,7 +80,6 @@ const evaluateStored = {
 	expected: '={{ $json.answer }}',
 };
 
-const to = (node: string) => [{ node, type: 'main', index: 0 }];
 const uuid = (prefix: string, n: number) =>
 	`${prefix}-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
