@@ -68,10 +68,12 @@ beforeAll(async () => {
 	// the review example waits for a person, so it runs in a started n8n (test/e2e/review.test.ts);
 	// the quality examples read and write n8n Data Tables, a module `n8n execute` does not start
 	// ("the module is disabled"), so they run in a started n8n (test/e2e/quality-watch.test.ts;
-	// the labeled CSV's form: test/e2e/quality-load.test.ts).
+	// the labeled CSV's form: test/e2e/quality-load.test.ts; the audit example's queue and its
+	// drain: test/e2e/audit-sample.test.ts).
 	const ownTests = [
 		'dsExTicketEval1',
 		'dsExTicketReview',
+		'dsExTicketAudit',
 		'dsExQualityWatch',
 		'dsExQualityCompare',
 		'dsExQualityLoad',
