@@ -16,7 +16,8 @@ const percent = (value: number | null): string =>
 	value === null ? '–' : `${Math.round(value * 1000) / 10}%`;
 
 const setting = (value: number | null): string =>
-	value === null ? 'none reaches the target' : value === 0 ? 'none needed' : value.toFixed(2);
+	// Null: none recommended, too few items to be sure or none reaching the target (the report says which).
+	value === null ? 'none recommended yet' : value === 0 ? 'none needed' : value.toFixed(2);
 
 function rateLine(name: string, each: Change): string {
 	const now = `${name} ${percent(each.after)}`;

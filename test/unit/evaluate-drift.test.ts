@@ -156,7 +156,7 @@ describe('driftOf', () => {
 			'• sales: precision 100% → 50%, recall 100%',
 			'• __proto__: precision 100% → –, recall 100% → –',
 			// On 3 and 4 items no setting is supported (src/evaluate/stats.ts): both runs have none.
-			'• Recommended minimum confidence: none reaches the target (unchanged); Close Call Gap: none reaches the target (unchanged)',
+			'• Recommended minimum confidence: none recommended yet (unchanged); Close Call Gap: none recommended yet (unchanged)',
 			'Alert: accuracy dropped 33.3 points, beyond the 5-point threshold.',
 			'Cost: 4 units.',
 		]);
