@@ -20,10 +20,8 @@ import { answerOf, errorObject, failedItemJson } from '../../../pipeline/item-js
 import { answerToolCall, runsAsTool } from '../../../pipeline/tool';
 import { closeCallFields, closeCallOf } from '../../../pipeline/close-calls';
 import { addHints, newStats, receiptHints } from '../../../pipeline/receipt';
-import { prepareItems } from '../../../pipeline/prepare';
+import { prepareItems, type Prepared } from '../../../pipeline/prepare';
 import { decideAll } from '../../../pipeline/decide-all';
-import type { Prepared } from '../../../pipeline/prepare';
-import type { DecideInput } from '../../../pipeline/input';
 import { auditFraction, auditQueueRow, inAuditSample } from '../../../../../src/answer/audit';
 import { answerText, kindOfRun } from '../../../../../src/answer/kinds';
 
@@ -54,7 +52,7 @@ function auditRowOf(
 	const keys = kind?.answerOf(run);
 	if (run.status !== 'ok' || !kind || !keys || anomalyOf(run) !== undefined) return undefined;
 	if (!inAuditSample(prepared.slug, prepared.input, sampling.fraction)) return undefined;
-	const asked: DecideInput = prepared.input;
+	const asked = prepared.input;
 	return auditQueueRow({
 		decision: prepared.slug,
 		version: run.version,
