@@ -1,6 +1,6 @@
 /**
  * The n8n nodes the example generators build (scripts/make-quality-watch-example.ts,
- * scripts/make-audit-example.ts): n8n's own Data Table, No Op, Edit Fields and sticky notes, each
+ * scripts/make-review-store.ts, scripts/make-audit-example.ts): n8n's own Data Table, No Op, Edit Fields and sticky notes, each
  * as n8n saves it. One builder per node kind, so the examples stay alike.
  */
 

@@ -1,18 +1,17 @@
 /**
- * Writes the quality-watch examples and the review example's store (docs/quality-watch.md):
+ * Writes the quality-watch examples (docs/quality-watch.md); the review example's store is
+ * scripts/make-review-store.ts's:
  *
  * - examples/quality-watch.json: every Monday, the stored reviews (and any labeled rows the team
  *   added) evaluated on the live version, compared with the figures of the last run (a Data
  *   Table), the new figures stored, the report's message ready to send, a Drift output for alerts.
  * - examples/quality-compare-versions.json: the stored set decided on the live version and on a
  *   pinned one, said as a decision to take.
- * - examples/ticket-routing-review.json: its reviews stored in a Data Table (the other nodes and
- *   any sticky note are kept as they are: the file is read first).
  *
  * The tables' columns are src/evaluate's (LABELED_ROW_COLUMNS, FIGURES_ROW_COLUMNS).
  * Run: npx tsx scripts/make-quality-watch-example.ts
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FIGURES_ROW_COLUMNS } from '../src/evaluate';
 import { LABELED_ROW_COLUMNS } from '../src/answer';
@@ -254,110 +253,9 @@ const compare = {
 	},
 };
 
-// ---------------------------------------------------------------- the review example's store
-const R = (n: number) => uuid('7a11c4e0-5e34', n);
-const TEAMS = ['Billing team', 'Technical support', 'Sales team', 'Account management'];
-const STORE = [
-	'Reviews table',
-	'Reviewed by a person',
-	'Labeled row',
-	'Once per review',
-	'Store review',
-];
-
-function withStore(review: {
-	nodes: Node[];
-	connections: Record<string, { main: Array<Array<{ node: string }>> }>;
-	[field: string]: unknown;
-}) {
-	const nodes = review.nodes.filter((node) => !STORE.includes(node.name));
-	const connections = Object.fromEntries(
-		Object.entries(review.connections)
-			.filter(([name]) => !STORE.includes(name))
-			.map(([name, each]) => [
-				name,
-				{
-					...each,
-					main: each.main.map((targets) =>
-						targets.filter((target) => !STORE.includes(target.node)),
-					),
-				},
-			]),
-	);
-	nodes.push(
-		ensureTable(R(1), 'Reviews table', REVIEWS_TABLE, LABELED_ROW_COLUMNS, [220, 120]),
-		{
-			id: R(2),
-			name: 'Reviewed by a person',
-			type: 'n8n-nodes-base.filter',
-			typeVersion: 2.2,
-			position: [1760, 240],
-			parameters: {
-				conditions: {
-					options: { caseSensitive: true, leftValue: '', typeValidation: 'strict', version: 2 },
-					conditions: [
-						{
-							id: R(5),
-							leftValue: "={{ $json.review?.status ?? '' }}",
-							rightValue: 'reviewed',
-							operator: { type: 'string', operation: 'equals' },
-						},
-					],
-					combinator: 'and',
-				},
-				options: {},
-			},
-		},
-		fieldAsItem(R(3), 'Labeled row', 'review', [1980, 240]),
-		// One row per review: Review puts a classify review on each picked label's output, so the
-		// copies arrive here in separate runs, all with one review_id. n8n's Remove Duplicates keeps
-		// the first (its history is n8n's database, shared by main and workers) and a re-run of the
-		// execution stores nothing twice. Its history holds 100,000 ids (n8n's default, 10,000,
-		// makes the node fail once it is full). An Upsert on review_id would do it too, but n8n
-		// 2.41.1's per-item error path fails the execution when the table is missing
-		// (docs/quality-watch.md).
-		{
-			id: R(6),
-			name: 'Once per review',
-			type: 'n8n-nodes-base.removeDuplicates',
-			typeVersion: 2,
-			position: [2200, 240],
-			parameters: {
-				operation: 'removeItemsSeenInPreviousExecutions',
-				dedupeValue: '={{ $json.review_id }}',
-				options: { historySize: 100000 },
-			},
-		},
-		// Insert is one bulk call: a store that fails (the table deleted) never stops the tickets,
-		// they are routed already.
-		{
-			...insertRows(R(4), 'Store review', REVIEWS_TABLE, [2420, 240]),
-			onError: 'continueRegularOutput',
-		},
-	);
-	const trigger = nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger')!;
-	// The trigger's first target stays the sample data (tests replace the two by a webhook).
-	connections[trigger.name].main[0].push({
-		node: 'Reviews table',
-		type: 'main',
-		index: 0,
-	} as never);
-	for (const team of TEAMS) connections[team] = { main: [to('Reviewed by a person')] };
-	connections['Reviewed by a person'] = { main: [to('Labeled row')] };
-	connections['Labeled row'] = { main: [to('Once per review')] };
-	connections['Once per review'] = { main: [to('Store review')] };
-	return { ...review, nodes, connections };
-}
-
 if (require.main === module) {
-	const write = (file: string, workflow: unknown, indent: string | number = 2) =>
-		writeFileSync(join(examples, file), `${JSON.stringify(workflow, null, indent)}\n`);
+	const write = (file: string, workflow: unknown) =>
+		writeFileSync(join(examples, file), `${JSON.stringify(workflow, null, 2)}\n`);
 	write('quality-watch.json', watch);
 	write('quality-compare-versions.json', compare);
-	const reviewFile = join(examples, 'ticket-routing-review.json');
-	write(
-		'ticket-routing-review.json',
-		withStore(JSON.parse(readFileSync(reviewFile, 'utf8'))),
-		'\t',
-	);
 }
