@@ -364,7 +364,7 @@ describe("Decide's outputs are unchanged by Review's branch", () => {
 			'✕ Uncertain',
 			'✕ Pending Review',
 			'✕ Other',
-			'✕ old Error',
+			'Error (kept in place)',
 			'All Items',
 		]);
 		expect(

@@ -21,6 +21,7 @@ import {
 	changeLikeEditor,
 	expectedArrivals,
 	inputIndex,
+	meaningOfOutput,
 	pairedIndexOf,
 	movedWires,
 	wireEverything,
@@ -186,10 +187,13 @@ describe('Single Output and back, switched the way the editor does it', () => {
 		expect(single.wires).toEqual(wires);
 		expect(canvasOutputs(single.parameters)).toEqual([
 			...TICKET_ROUTING_OUTPUTS.map((name) => `✕ ${name}`),
-			'✕ old Error',
+			'Error (kept in place)',
 			'All Items',
 			'Error',
 		]);
+		// The error wire stays on its index, an output that still means "error" (issue 45).
+		const errorWire = wires.indexOf('error');
+		expect(meaningOfOutput(canvasOutputs(single.parameters)[errorWire])).toBe('error');
 		// The user wires the new All Items and Error outputs.
 		const singleWires = [...single.wires, 'all items', 'single error'];
 		const run = await runWired({
@@ -200,7 +204,8 @@ describe('Single Output and back, switched the way the editor does it', () => {
 			credentials: credentials(),
 		});
 		leaks.push(run.serialised);
-		for (const wire of wires)
+		// No answer wire gets anything; the error wire drawn before the switch still gets failures.
+		for (const wire of wires.filter((each) => each !== 'error'))
 			expect({ wire, got: run.received[wire!].length }).toEqual({ wire, got: 0 });
 		// A failed item carries only its error: the node's item at the same place says which it was.
 		const nodeOutputs = run.run.data.resultData.runData[WIRED_NODE_NAME][0].data!.main;
@@ -212,6 +217,7 @@ describe('Single Output and back, switched the way the editor does it', () => {
 		};
 		expect(got('all items')).toEqual([0, 1, 2, 3, 4]);
 		expect(got('single error')).toEqual([5]);
+		expect(got('error')).toEqual([5]);
 
 		// The service puts a new option first meanwhile; back to Route to Outputs: the same outputs,
 		// names and wires (the single-only wires past them are dropped by n8n).

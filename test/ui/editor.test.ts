@@ -483,7 +483,7 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 				(outputs) =>
 					expect(outputs.map((output) => output.label)).toEqual([
 						...ROUTE_OUTPUTS.map((name) => `✕ ${name}`),
-						'✕ old Error',
+						'Error (kept in place)',
 						'All Items',
 					]),
 			);

@@ -314,7 +314,7 @@ describe('the first day: a run, Single Output and back, in the editor', () => {
 	});
 
 	step(
-		'Single Output: every wire stays on its empty ✕ output, and a run puts no item on a team',
+		'Single Output: every wire stays on its output, no team gets an item, the error wire its failures',
 		async () => {
 			await page.goto(`${rig!.n8n.url}/workflow/${EXAMPLE.id}`);
 			await ui.canvasNode(EXAMPLE.node).waitFor({ timeout: UI_TIMEOUT });
@@ -322,7 +322,7 @@ describe('the first day: a run, Single Output and back, in the editor', () => {
 			await ui.chooseOption('outputMode', 'Single Output');
 			await eventually(
 				() => ui.ndv().innerText(),
-				(text) => expect(text).toContain('stay on the canvas marked ✕ and carry nothing'),
+				(text) => expect(text).toContain('the error wire stays on Error (kept in place)'),
 			);
 			await ui.closeNode();
 			await eventually(
@@ -330,7 +330,7 @@ describe('the first day: a run, Single Output and back, in the editor', () => {
 				(outputs) =>
 					expect(outputs.map((each) => each.label)).toEqual([
 						...TICKET_ROUTING_OUTPUTS.map((name) => `✕ ${name}`),
-						'✕ old Error',
+						'Error (kept in place)',
 						'All Items',
 						'Error',
 					]),
@@ -344,8 +344,12 @@ describe('the first day: a run, Single Output and back, in the editor', () => {
 				() => canvasCounts(),
 				(counts) => expect(counts['All Items']).toBe(5),
 			);
+			// No team gets an item; the error wire, still on its index, gets the invalid ticket.
 			const teams = await itemsPerTeam();
-			expect(teams).toEqual(Object.fromEntries(TEAMS.map((team) => [team, 0])));
+			expect(teams).toEqual({
+				...Object.fromEntries(TEAMS.map((team) => [team, 0])),
+				'Invalid tickets': 1,
+			});
 		},
 	);
 

@@ -5,7 +5,7 @@
  * and as Decide and Review place items; and the node's other expressions (subtitle, tool
  * description) in n8n's expression engine.
  */
-import type { INodeParameters, ResourceMapperField } from 'n8n-workflow';
+import { NodeHelpers, type INodeParameters, type ResourceMapperField } from 'n8n-workflow';
 import { DecisionService } from '../../nodes/DecisionService/DecisionService.node';
 import {
 	OUTPUT_IDS,
@@ -31,7 +31,7 @@ import {
 	outputsListFor,
 	type OutputsListEntry,
 } from '../../nodes/DecisionService/outputs/list';
-import { evaluateOnNode } from '../../harness/n8n-expressions';
+import { evaluateOnNode, singleNodeWorkflow } from '../../harness/n8n-expressions';
 import { TICKET_ROUTING_OUTPUTS } from '../support/outputs';
 
 type Decision = Parameters<typeof outputsListFor>[0];
@@ -323,8 +323,9 @@ describe('the outputs plan (plan.ts): one list of outputs for the canvas and the
 					const place = singleOutputPlace(entries);
 					expect(place.count).toBe(plan.length);
 					expect([place.index]).toEqual(rolesAt('allItems'));
-					// Every other output is a spare, kept empty.
-					expect(rolesAt('singleSpare')).toHaveLength(plan.length - 1);
+					// Every other output is a spare, kept empty, or carries failures where the error was.
+					expect(place.errorKeepers).toEqual(rolesAt('errorKeeper'));
+					expect(rolesAt('singleSpare')).toHaveLength(plan.length - 1 - place.errorKeepers.length);
 				} else {
 					const layout = outputsLayout(entries);
 					expect(layout.count).toBe(plan.length);
@@ -415,10 +416,10 @@ describe('the outputs plan (plan.ts): one list of outputs for the canvas and the
 			'singleSpare:✕ Uncertain',
 			'singleSpare:✕ Pending Review',
 			'singleSpare:✕ Other',
-			'singleSpare:✕ Error (kept in place)',
+			'errorKeeper:Error (kept in place)',
 			'singleSpare:✕ legal',
 			'singleSpare:✕ Audit',
-			'singleSpare:✕ old Error',
+			'errorKeeper:Error (kept in place)',
 			'allItems:All Items',
 		]);
 		// Kept in place: each spare keeps its entry's id, so Route to Outputs gives the same back.
@@ -427,6 +428,30 @@ describe('the outputs plan (plan.ts): one list of outputs for the canvas and the
 				.slice(0, 8)
 				.map((output) => output.id),
 		).toEqual(outputsPlan(withList(modes[0][1], full)).map((output) => output.id));
+	});
+
+	it("Single Output keeps failures on the output the error wire is on (n8n's getNodeOutputs, wires by index)", () => {
+		// n8n's outputs with On Error: error output, as the editor computes them from saved parameters.
+		const n8nOutputs = (parameters: INodeParameters) => {
+			const { workflow, node } = singleNodeWorkflow({ parameters, onError: 'continueErrorOutput' });
+			return NodeHelpers.getNodeOutputs(workflow, node, new DecisionService().description).map(
+				(output) => (typeof output === 'string' ? output : (output.displayName ?? output.type)),
+			);
+		};
+		for (const schema of [saved, full]) {
+			const routed = n8nOutputs(withList(modes[0][1], schema));
+			const errorWire = routed.lastIndexOf('Error');
+			expect(errorWire).toBe(routed.length - 1);
+			const single = n8nOutputs(withList(modes[1][1], schema));
+			// The editor keeps the wire on its index: there stands an output that carries failures.
+			expect(single[errorWire]).toBe('Error (kept in place)');
+			expect(singleOutputPlace(schema as OutputsListEntry[]).errorKeepers).toContain(errorWire);
+			// Every kept error position of the list still carries them too.
+			routed.forEach((name, index) => {
+				if (name === 'Error (kept in place)')
+					expect(singleOutputPlace(schema as OutputsListEntry[]).errorKeepers).toContain(index);
+			});
+		}
 	});
 
 	it('Review: Not Reviewed first, then the keys, without the fixed entries or Audit', () => {

@@ -64,14 +64,24 @@ export function outputsLayout(schema: ReadonlyArray<string | OutputsListEntry>):
 
 /**
  * Where Single Output puts its items (All Items), and how many outputs it has: one with nothing
- * saved; with a saved list, the outputs Route to Outputs has stay before it, empty (see the plan).
+ * saved; with a saved list, the outputs Route to Outputs has stay before it, empty, and the
+ * outputs kept where n8n's error output stood carry the failures (see the plan).
  */
 export function singleOutputPlace(schema: ReadonlyArray<string | OutputsListEntry>): {
 	index: number;
 	count: number;
+	errorKeepers: number[];
 } {
 	const plan = planOf(schema, 'decide', 'singleOutput');
-	return { index: plan.findIndex((output) => output.role === 'allItems'), count: plan.length };
+	const errorKeepers: number[] = [];
+	plan.forEach((output, index) => {
+		if (output.role === 'errorKeeper') errorKeepers.push(index);
+	});
+	return {
+		index: plan.findIndex((output) => output.role === 'allItems'),
+		count: plan.length,
+		errorKeepers,
+	};
 }
 
 /** Output index of each answer key in Review, and of Not Reviewed. */

@@ -7,9 +7,9 @@
  * Review, Other), a kept error position, or a hidden entry (display: false) that carries data.
  * Every shown entry that is not removed is one output, in the list's order.
  *
- * This file owns the entry type and the merge a refresh does. The rest of the outputs' home: which
- * outputs the node has (ids, names, roles), plan.ts, the one definition of the ids and names used
- * here; each entry's output index, read from the plan, layout.ts; where an item goes, targets.ts;
+ * This file owns the merge a refresh does. The rest of the outputs' home: which outputs the node
+ * has (ids, names, roles), plan.ts, the one definition of the ids and names used here and of the
+ * saved list's types (plan.ts imports nothing of this file); each entry's output index, read from the plan, layout.ts; where an item goes, targets.ts;
  * the parameter, parameter.ts.
  */
 import type { ResourceMapperField } from 'n8n-workflow';
@@ -64,19 +64,8 @@ export const NOT_REVIEWED_NAME = OUTPUT_NAMES.notReviewed;
 /** Appended to the name of a key the service no longer has. */
 export const REMOVED_ON_SERVICE = '(no longer on the service)';
 
-/** One entry of the saved Outputs list, as the node reads it (a resource-mapper field). */
-export interface OutputsListEntry {
-	id: string;
-	displayName?: string;
-	display?: boolean;
-	removed?: boolean;
-}
-
-/** The saved parameter: the entries (`schema`) and the user's output names by key (`value`). */
-export interface SavedOutputsList {
-	schema?: OutputsListEntry[];
-	value?: Record<string, unknown> | null;
-}
+/** The saved list's types live with the plan that reads them (plan.ts: imports go one way). */
+export type { OutputsListEntry, SavedOutputsList } from './plan';
 
 export const isFixedEntry = (id: string): boolean => FIXED_ENTRY_IDS.includes(id);
 export const isErrorKeeper = (id: string): boolean => id.startsWith(ENTRY.errorKeeperPrefix);

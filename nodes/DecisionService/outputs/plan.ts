@@ -3,7 +3,8 @@
  * on the canvas and its role, from the node's saved parameters alone. Everything else reads it:
  * the canvas (OUTPUTS_EXPRESSION, which n8n evaluates from source text), Decide's and Review's
  * placement (layout.ts), the receipt's output names, and list.ts's ids and names (OUTPUT_IDS,
- * OUTPUT_NAMES below are their one definition).
+ * OUTPUT_NAMES below are their one definition, as are the saved list's types). This file imports
+ * nothing of the node: list.ts imports it, never the reverse.
  *
  * planOutputs must stay self-contained, as Switch V3's and Text Classifier's outputs functions
  * are: n8n evaluates its source text inside an expression, so it has no imports at run time
@@ -13,7 +14,20 @@
  * n8n's own expression engine (test/unit/outputs-list.test.ts).
  */
 import type { INodeOutputConfiguration, INodeParameters } from 'n8n-workflow';
-import type { SavedOutputsList } from './list';
+
+/** One entry of the saved Outputs list, as the node reads it (a resource-mapper field). */
+export interface OutputsListEntry {
+	id: string;
+	displayName?: string;
+	display?: boolean;
+	removed?: boolean;
+}
+
+/** The saved parameter: the entries (`schema`) and the user's output names by key (`value`). */
+export interface SavedOutputsList {
+	schema?: OutputsListEntry[];
+	value?: Record<string, unknown> | null;
+}
 
 /**
  * Ids of the outputs that are not keys of the decision. Keys are slugs (lower-case letters,
@@ -52,7 +66,6 @@ export const OUTPUT_NAMES = {
 	 * passes, hands the waiting node's input to its first output (the node does not run again).
 	 */
 	notReviewed: 'Not Reviewed',
-	oldError: '✕ old Error',
 	allItems: 'All Items',
 	report: 'Report',
 	scored: 'Scored Items',
@@ -66,9 +79,10 @@ export type OutputNames = { readonly [K in keyof typeof OUTPUT_NAMES]: string };
 
 /**
  * What an output is for. `key`: a key of the decision (Decide: its answer; Review: a person's
- * pick). `deleted`: a row the user deleted, kept empty so no wire after it moves. `singleSpare`:
- * under Single Output, an output Route to Outputs had (or the spare where n8n's error output
- * stood), kept empty. `main`: the one output of an operation that does not route.
+ * pick). `deleted`: a row the user deleted, kept empty so no wire after it moves. `errorKeeper`:
+ * where n8n's error output stood before outputs were added (by a refresh, or by Single Output's
+ * All Items), carrying what the error output would. `singleSpare`: under Single Output, an output
+ * Route to Outputs had, kept empty. `main`: the one output of an operation that does not route.
  */
 export type OutputRole =
 	| 'key'
@@ -108,8 +122,10 @@ export interface PlannedOutput {
  * decision changed there moves no output.
  * Decide, Single Output: with nothing saved, one output; with a saved list, every output Route to
  * Outputs has stays, empty and marked (the editor keeps wires by index, so no wire drawn for an
- * answer carries another's items, and Route to Outputs gives the same outputs back), then a spare
- * where n8n's error output stood, then All Items.
+ * answer carries another's items, and Route to Outputs gives the same outputs back), then an
+ * "Error (kept in place)" where n8n's error output stood (the error wire stays there and still gets
+ * the failures, as after a refresh; kept error positions of the list keep carrying them too), then
+ * All Items.
  * Renames (the list's `value`) apply by key, read as [key, name] pairs of the object's own keys:
  * n8n's expression sandbox refuses a computed `value[key]` when the key is `constructor`,
  * `prototype` or `__proto__` (legal keys), and a lookup would find inherited properties.
@@ -126,12 +142,10 @@ export function planOutputs(
 	const operation = parameters.operation === undefined ? 'decide' : parameters.operation;
 	const mode = parameters.outputMode === undefined ? 'routeToOutputs' : parameters.outputMode;
 	if (resource === 'decision' && operation === 'evaluate') {
-		const evaluated: PlannedOutput[] = [
-			{ id: ids.report, name: names.report, role: 'report' },
-			{ id: ids.scored, name: names.scored, role: 'scored' },
-		];
-		if (((parameters.evaluateOptions || {}) as INodeParameters).previousFigures !== undefined)
-			evaluated.push({ id: ids.drift, name: names.drift, role: 'drift' });
+		const drift = ((parameters.evaluateOptions || {}) as INodeParameters).previousFigures;
+		const evaluated: PlannedOutput[] = [{ id: ids.report, name: names.report, role: 'report' }];
+		evaluated.push({ id: ids.scored, name: names.scored, role: 'scored' });
+		if (drift !== undefined) evaluated.push({ id: ids.drift, name: names.drift, role: 'drift' });
 		return evaluated;
 	}
 	const review = resource === 'decision' && operation === 'review';
@@ -185,14 +199,17 @@ export function planOutputs(
 			outputs.push({ id: fixedIds[index], name: fixedNames[index], role: fixedRoles[index] });
 	}
 	if (mode === 'routeToOutputs') return outputs;
-	// Single Output with a saved list: every output kept, empty, then a spare, then All Items.
+	// Single Output with a saved list: every output kept (empty, but an error keeper still carries
+	// failures), then one more keeper where n8n's error output stood, then All Items.
 	const single: PlannedOutput[] = [];
 	for (let index = 0; index < outputs.length; index++) {
 		const kept = outputs[index];
-		const name = kept.name.indexOf(names.emptyMark) === 0 ? kept.name : names.emptyMark + kept.name;
-		single.push({ id: kept.id, name: name, role: 'singleSpare' });
+		const marked =
+			kept.name.indexOf(names.emptyMark) === 0 ? kept.name : names.emptyMark + kept.name;
+		const spare: PlannedOutput = { id: kept.id, name: marked, role: 'singleSpare' };
+		single.push(kept.role === 'errorKeeper' ? kept : spare);
 	}
-	single.push({ id: ids.oldError, name: names.oldError, role: 'singleSpare' });
+	single.push({ id: ids.oldError, name: names.errorKeeper, role: 'errorKeeper' });
 	single.push({ id: ids.allItems, name: names.allItems, role: 'allItems' });
 	return single;
 }

@@ -48,7 +48,7 @@ const properties: INodeProperties[] = [
 	},
 	{
 		displayName:
-			'Items leave on one output. The outputs listed below, if any, stay on the canvas marked ✕ and carry nothing: they keep the wires you drew for Route to Outputs in place, and switching back brings them back with their names.',
+			'Items leave on one output, All Items. The outputs listed below, if any, stay on the canvas marked ✕ and carry nothing, so the wires you drew for Route to Outputs keep their places; the error wire stays on Error (kept in place), which still gets failed items. Switching back brings every output back with its name.',
 		name: 'singleOutputNotice',
 		type: 'notice',
 		default: '',

@@ -72,8 +72,9 @@ function auditRowOf(
 }
 
 /**
- * Each result on its outputs. A failed item (continue-on-fail) on Other or the only output, and
- * with n8n's error output also on every output kept where the error output used to be. An item
+ * Each result on its outputs. A failed item (continue-on-fail) on Other or All Items, and with
+ * n8n's error output also on every output kept where the error output used to be (Route to
+ * Outputs and Single Output alike). An item
  * sent to several outputs (classify) is a separate copy on each, so a branch that edits its item
  * cannot change another branch's.
  */
@@ -81,7 +82,7 @@ function placeResults(
 	items: INodeExecutionData[],
 	results: Array<RunAnswer | Error>,
 	layout: OutputsLayout | undefined,
-	single: { index: number; count: number },
+	single: ReturnType<typeof singleOutputPlace>,
 	options: DecideNodeOptions,
 	usesErrorOutput: boolean,
 	tally: { closeCalls: number; audited: number },
@@ -98,7 +99,7 @@ function placeResults(
 		if (result instanceof Error) {
 			const failed = layout
 				? failedTargets(layout, usesErrorOutput)
-				: { other: single.index, keepers: [] };
+				: { other: single.index, keepers: usesErrorOutput ? single.errorKeepers : [] };
 			outputs[failed.other].push({
 				json: failedItemJson(item, result, usesErrorOutput),
 				pairedItem,
