@@ -122,11 +122,35 @@ type Cell = string | number | boolean | null;
 /** Why a labeled row was reviewed: see ReviewRowInput.stratum. */
 export type ReviewStratum = 'doubtful' | 'audited';
 
+/** The machine's side of a row, the same whatever a person did: see ReviewRowInput. */
+type MachineSide = Omit<ReviewRowInput, 'picked' | 'agreed' | 'note' | 'feedback' | 'reviewedAt'>;
+
 /**
- * The review of one item: `review_id` (one per review, reviewIdOf), `status`, `answer`, `agreed`, `note`, `feedback` (the text sent to the
- * service) as before, then what makes it a labeled item: the decision, its version, the run, the
- * machine's answer, what it was asked (JSON text), when and in which execution. Every value is a
- * text, a number or a yes/no; a value not known is left out (the table keeps it empty).
+ * An item a person did not review, as the same flat row (status `not_reviewed`): left for later
+ * when the page was submitted, or still waiting when the time limit passed. Counted by Evaluate as
+ * a doubtful (or audited) item with no person's answer: `answer` is empty, `agreed` and `note`
+ * are left out, no feedback was sent. `review_id` is the one a review of the item in that
+ * execution would have had (reviewIdOf). `reviewed_at` is when the item was left: the submit that
+ * left it, or the time limit.
+ */
+export interface LeftRowInput extends MachineSide {
+	leftAt: string;
+}
+
+export function notReviewedRow(left: LeftRowInput): Record<string, Cell> {
+	const row: Record<string, Cell> = {};
+	const id = reviewIdOf({ ...left, picked: [] });
+	if (id) row.review_id = id;
+	Object.assign(row, { status: 'not_reviewed', answer: '' });
+	return { ...row, ...machineSide(left), reviewed_at: left.leftAt, ...runOf(left) };
+}
+
+/**
+ * The review of one item: `review_id` (one per review, reviewIdOf), `status`, `answer`, `agreed`,
+ * `note`, `feedback` (the text sent to the service) as before, then what makes it a labeled item:
+ * the decision, its version, the run, the machine's answer, what it was asked (JSON text), when
+ * and in which execution. Every value is a text, a number or a yes/no; a value not known is left
+ * out (the table keeps it empty).
  */
 export function reviewRow(review: ReviewRowInput): Record<string, Cell> {
 	const row: Record<string, Cell> = {};
@@ -144,7 +168,12 @@ export function reviewRow(review: ReviewRowInput): Record<string, Cell> {
 		row.feedback_sent = sent === true;
 		if (typeof error === 'string' && error) row.feedback_error = error;
 	}
-	row.decision = review.decision;
+	return { ...row, ...machineSide(review), reviewed_at: review.reviewedAt, ...runOf(review) };
+}
+
+/** The decision, its version, the run, the machine's answer, why it was shown, what it was asked. */
+function machineSide(review: MachineSide): Record<string, Cell> {
+	const row: Record<string, Cell> = { decision: review.decision };
 	if (review.version !== undefined) row.version = review.version;
 	if (review.runId) row.run_id = review.runId;
 	if (review.machineStatus) row.machine_status = review.machineStatus;
@@ -156,7 +185,12 @@ export function reviewRow(review: ReviewRowInput): Record<string, Cell> {
 		row.audit_share = review.auditShare;
 	if (review.input !== undefined)
 		row.input = typeof review.input === 'string' ? review.input : JSON.stringify(review.input);
-	row.reviewed_at = review.reviewedAt;
+	return row;
+}
+
+/** The execution and the workflow. */
+function runOf(review: MachineSide): Record<string, Cell> {
+	const row: Record<string, Cell> = {};
 	if (review.executionId) row.execution_id = review.executionId;
 	if (review.workflowId) row.workflow_id = review.workflowId;
 	return row;

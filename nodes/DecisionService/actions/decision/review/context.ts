@@ -4,16 +4,22 @@
  * asked.ts), the decision fetched once, and the page built from them (page-data.ts). The GET shows
  * `page`; the POST parses against it and writes its rows from the rest.
  */
-import type { INodeExecutionData, IWebhookFunctions, ResourceMapperValue } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INodeExecutionData,
+	IWebhookFunctions,
+	ResourceMapperValue,
+} from 'n8n-workflow';
 import type { DecisionClient } from '../../../../../src/client';
-import type { Decision } from '../../../../../src/contract';
+import { ownObject, ownValue, type Decision } from '../../../../../src/contract';
 import type { ReviewPage } from '../../../../../src/review';
 import { decisionKeys, OUTPUTS_LIST_PARAMETER } from '../../../outputs/list';
 import type { DecideInput } from '../../../pipeline/input';
 import { createDecisionClient } from '../../../transport';
 import { askedOf } from './asked';
 import type { ReviewNodeOptions } from './description';
-import { REVIEW_UNTIL } from './execute';
+import { REVIEW_FIELD, REVIEW_UNTIL } from './execute';
+import { isOwnLeftRow } from './labeled-context';
 import { reviewAnswers, reviewPageOf } from './page-data';
 
 export interface WaitingContext {
@@ -38,7 +44,20 @@ export interface WaitingContext {
 function waitingItems(n8n: IWebhookFunctions): INodeExecutionData[] {
 	const items = n8n.evaluateExpression('{{ $input.all() }}', 0);
 	if (!Array.isArray(items)) return [];
-	return (items as INodeExecutionData[]).map((item) => ({ json: item.json, binary: item.binary }));
+	const executionId = n8n.getExecutionId();
+	return (items as INodeExecutionData[]).map((item) => ({
+		json: withoutOwnLeftRow(item.json, executionId),
+		binary: item.binary,
+	}));
+}
+
+/**
+ * The item as it came to Review: the row Review put on it before waiting (execute.ts) is not
+ * part of what the decision was asked, so the page and the rows never show it.
+ */
+function withoutOwnLeftRow(json: IDataObject, executionId: string): IDataObject {
+	if (!isOwnLeftRow(ownValue(json, REVIEW_FIELD), executionId)) return json;
+	return ownObject(Object.entries(json).filter(([key]) => key !== REVIEW_FIELD));
 }
 
 /**

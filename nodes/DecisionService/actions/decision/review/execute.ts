@@ -16,6 +16,9 @@ import {
 	type INodeExecutionData,
 	type ResourceMapperValue,
 } from 'n8n-workflow';
+import type { Decision } from '../../../../../src/contract';
+import { askedOf } from './asked';
+import { notReviewedRowOf } from './labeled-context';
 import { resumedOutputs } from './resume';
 import { toNodeError } from '../../../errors';
 import { OUTPUTS_LIST_PARAMETER } from '../../../outputs/list';
@@ -112,6 +115,41 @@ async function sendLink(n8n: IExecuteFunctions, to: string, body: IDataObject): 
 	}
 }
 
+/**
+ * Each waiting item gets, as its `review`, the row of an item nobody reviewed, left at the time
+ * limit (labeled-context.ts, notReviewedRowOf): when the limit passes, n8n hands the waiting
+ * node's input on to its first output without running the node again (n8n-core 2.41.1
+ * workflow-execute.js: handleWaitingState disables the entry it resumes, handleDisabledNode
+ * forwards `data.main[0]`), so the input kept with the execution is what Not Reviewed gets. The
+ * entry's input is replaced by copies (the items Decide output stay as they were); a submit
+ * replaces every item's `review` (webhook.ts), and the page reads past this one (context.ts).
+ */
+function leftWhenTimeIsUp(
+	n8n: IExecuteFunctions,
+	items: INodeExecutionData[],
+	decision: Decision,
+	leftAt: string,
+): void {
+	const input = typeof n8n.getExecuteData === 'function' ? n8n.getExecuteData().data : undefined;
+	if (!input?.main?.length || input.main[0] !== items) return;
+	const { asked, resultField } = askedOf(n8n, items, decision);
+	const source = { items, decision, asked, resultField, workflowId: workflowIdOf(n8n) };
+	const stamp = { leftAt, executionId: n8n.getExecutionId() };
+	input.main[0] = items.map((item, index) => ({
+		...item,
+		json: { ...item.json, [REVIEW_FIELD]: notReviewedRowOf(source, index, stamp) },
+	}));
+}
+
+/** The workflow a row names; without it the row simply lacks it. */
+function workflowIdOf(n8n: IExecuteFunctions): string | undefined {
+	try {
+		return String(n8n.getWorkflow().id ?? '') || undefined;
+	} catch {
+		return undefined;
+	}
+}
+
 export async function execute(
 	this: IExecuteFunctions,
 	items: INodeExecutionData[],
@@ -143,14 +181,14 @@ export async function execute(
 	}
 	const slug = slugOf(this, 0);
 	if (!slug) throw new NodeOperationError(node, 'No decision selected');
-	let decisionName: string;
+	let decision: Decision;
 	try {
 		// The page needs the decision; a wrong slug or key fails now, not when a reviewer opens it.
-		const decision = await (await createDecisionClient(this)).getDecision(slug);
-		decisionName = decision.name || decision.slug;
+		decision = await (await createDecisionClient(this)).getDecision(slug);
 	} catch (error) {
 		throw toNodeError(node, error);
 	}
+	const decisionName = decision.name || decision.slug;
 	const amount = this.getNodeParameter('timeLimit', 0, 24) as number;
 	const unit = this.getNodeParameter('timeLimitUnit', 0, 'hours') as string;
 	const waitTill = new Date(Date.now() + timeLimitMs(amount, unit));
@@ -173,6 +211,7 @@ export async function execute(
 		);
 	}
 	this.customData.set(REVIEW_UNTIL, waitTill.toISOString());
+	leftWhenTimeIsUp(this, items, decision, waitTill.toISOString());
 	await this.putExecutionToWait(waitTill);
 	// Waiting: no item is on any output yet. n8n draws this run's items on the canvas's wires while
 	// the execution waits, and items shown on Not Reviewed said they had gone there; n8n drops this

@@ -7,9 +7,14 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { ownValue } from '../../../../../src/contract';
 import { readAnswer } from '../../../../../src/answer/item-answer';
 import { kindOf } from '../../../../../src/answer/kinds';
-import { reviewRow, type ReviewStratum } from '../../../../../src/answer/labeled-row';
+import {
+	notReviewedRow,
+	reviewRow,
+	type ReviewStratum,
+} from '../../../../../src/answer/labeled-row';
 import { agreedWith, type ReviewPick } from '../../../../../src/review';
 import type { WaitingContext } from './context';
+import { machineAnswerOf } from './page-data';
 
 /** Of the submit, the same on every row. */
 export interface SubmitStamp {
@@ -45,6 +50,59 @@ export function labeledRowOf(
 		executionId: stamp.executionId,
 		workflowId: context.workflowId,
 	});
+}
+
+/** What a row needs of the waiting items, on a submit (WaitingContext) and before the wait alike. */
+export type RowSource = Pick<
+	WaitingContext,
+	'items' | 'decision' | 'asked' | 'resultField' | 'workflowId'
+>;
+
+/** When an item was left without a review, and in which execution. */
+export interface LeftStamp {
+	leftAt: string;
+	executionId: string;
+}
+
+/**
+ * The row of an item nobody reviewed (src/answer/labeled-row.ts, notReviewedRow): the machine's
+ * side read from the answer Decide wrote on the item, as the page reads it (page-data.ts).
+ */
+export function notReviewedRowOf(source: RowSource, index: number, stamp: LeftStamp): IDataObject {
+	const { decision, resultField } = source;
+	const item = source.items[index];
+	const answer = ownValue(item.json, resultField);
+	const machine = machineAnswerOf(
+		typeof answer === 'object' && answer !== null ? (answer as IDataObject) : undefined,
+		decision,
+	);
+	return notReviewedRow({
+		labels: kindOf(decision.type)?.many === true,
+		decision: decision.slug,
+		version: versionOf(item, resultField) ?? decision.live_version ?? undefined,
+		runId: machine.runId,
+		machineStatus: machine.status,
+		machineAnswer: machine.machineAnswer ?? [],
+		confidence: machine.confidence,
+		...strataOf(item, resultField),
+		input: source.asked[index],
+		leftAt: stamp.leftAt,
+		executionId: stamp.executionId,
+		workflowId: source.workflowId,
+	});
+}
+
+/**
+ * Whether an item's `review` is the row Review put on it before waiting (execute.ts,
+ * leftWhenTimeIsUp) in this execution: read past when the page is built, as it was not asked.
+ */
+export function isOwnLeftRow(review: unknown, executionId: string): boolean {
+	return (
+		typeof review === 'object' &&
+		review !== null &&
+		ownValue(review, 'status') === 'not_reviewed' &&
+		ownValue(review, 'execution_id') === executionId
+	);
 }
 
 /** The version a whole run (Decide's Simplify off) names. */

@@ -26,7 +26,7 @@ import { reviewLayout } from '../../../outputs/layout';
 import { itemPerTarget, pickTargets } from '../../../outputs/targets';
 import { readWaitingContext, type WaitingContext } from './context';
 import { REVIEW_FIELD } from './execute';
-import { labeledRowOf, type SubmitStamp } from './labeled-context';
+import { labeledRowOf, notReviewedRowOf, type SubmitStamp } from './labeled-context';
 import { routeOnResume } from './resume';
 
 /** Most executions remembered; n8n's own refusal covers older ones (they resumed long ago). */
@@ -151,14 +151,18 @@ async function sendFeedback(
 	return results;
 }
 
-/** What became of each item: its labeled row, or not reviewed. */
+/**
+ * What became of each item: its labeled row, or the row of an item left for later (status
+ * `not_reviewed`, left at the submit), so that every doubtful item can be stored and counted.
+ */
 function reviewsOf(
 	context: WaitingContext,
 	picks: ReviewPick[],
 	feedback: Map<number, IDataObject>,
 	stamp: SubmitStamp,
 ): IDataObject[] {
-	const reviews: IDataObject[] = context.items.map(() => ({ status: 'not_reviewed' }));
+	const left = { leftAt: stamp.reviewedAt, executionId: stamp.executionId };
+	const reviews = context.items.map((_, index) => notReviewedRowOf(context, index, left));
 	for (const pick of picks) {
 		reviews[pick.index] = labeledRowOf(context, pick, feedback.get(pick.index), stamp);
 	}
