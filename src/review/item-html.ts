@@ -6,9 +6,9 @@ import {
 	answerName,
 	confidenceLine,
 	machineAnswerWords,
-	percent,
 	probabilitiesOf,
 	sharedName,
+	shownPercents,
 	statusWords,
 } from './words';
 
@@ -56,11 +56,13 @@ function fieldHtml(field: ReviewField, showPersonalData: boolean): string {
 
 function probabilitiesHtml(item: ReviewItem, answers: ReadonlyMap<string, ReviewAnswer>): string {
 	const order = new Map([...answers.keys()].map((key, i) => [key, i]));
+	// The figures add up to 100 (words.ts, shownPercents); each bar is as long as its figure says.
+	const figures = shownPercents(item);
 	const rows = [...probabilitiesOf(item)]
 		.sort(([a, x], [b, y]) => y - x || (order.get(a) ?? Infinity) - (order.get(b) ?? Infinity))
-		.map(([key, value]) => {
-			const width = (Math.min(1, Math.max(0, value)) * 100).toFixed(1);
-			return `<li class="prob"><span>${answerName(key, answers)}</span><span class="bar" aria-hidden="true"><span style="width:${width}%"></span></span><span class="pct">${escapeHtml(percent(value))}</span></li>`;
+		.map(([key]) => {
+			const { whole, text } = figures.get(key)!;
+			return `<li class="prob"><span>${answerName(key, answers)}</span><span class="bar" aria-hidden="true"><span style="width:${whole}%"></span></span><span class="pct">${escapeHtml(text)}</span></li>`;
 		});
 	if (!rows.length) return '';
 	const shown = `<ul class="probs" aria-label="Probabilities">${rows.slice(0, PROBABILITIES_SHOWN).join('')}</ul>`;

@@ -701,6 +701,12 @@ describe('reviewPageOf: why each item is here', () => {
 		['a failed item with an error text', { error: 'Quota exceeded' }, 'No answer: Quota exceeded'],
 		['an item without an answer or an error', { subject: 'Refund' }, 'No answer from the service.'],
 		['an ok answer', { decision: compact({ choice: 'billing' }) }, 'Sent for review.'],
+		[
+			// It went straight to its team: the page must not say it was sent for review (issue 45).
+			'an audited answer (Audit Share)',
+			{ decision: { ...compact({ choice: 'billing' }), audit_share: 0.2 } },
+			'Checked at random (Audit Share 20%): the service was sure, and this item already went on with its answer.',
+		],
 	])('%s', (_name, json, note) => {
 		expect(noteOf(json)).toBe(note);
 	});

@@ -210,7 +210,69 @@ describe('an item', () => {
 		const html = itemHtml(renderReviewPage(routePage()), 0);
 		const rows = [...html.matchAll(/<li class="prob">([\s\S]*?)<\/li>/g)].map((m) => textOf(m[1]));
 		expect(rows).toEqual(['Billing team 41%', 'technical 33%', 'sales 26%']);
-		expect(html).toContain('<span style="width:41.0%"></span>');
+		expect(html).toContain('<span style="width:41%"></span>');
+	});
+
+	it('rounds one way: 0.955 reads 96% and Confidence 0.96, and the bars add up to 100 (issue 45)', () => {
+		const page = routePage({
+			answers: ['billing', 'technical', 'sales', 'account'].map((key) => ({ key, label: key })),
+		});
+		page.items[0] = {
+			...page.items[0],
+			status: 'ok',
+			machineAnswer: ['sales'],
+			confidence: 0.955,
+			probabilities: [
+				{ key: 'sales', value: 0.955 },
+				{ key: 'billing', value: 0.015 },
+				{ key: 'technical', value: 0.015 },
+				{ key: 'account', value: 0.015 },
+			],
+		};
+		const html = itemHtml(renderReviewPage(page), 0);
+		const text = textOf(html);
+		expect(text).toContain('Suggested: sales (96%)');
+		expect(text).toContain('Confidence 0.96');
+		const figures = [...html.matchAll(/<span class="pct">(\d+)%<\/span>/g)].map((m) =>
+			Number(m[1]),
+		);
+		const widths = [...html.matchAll(/style="width:(\d+)%"/g)].map((m) => Number(m[1]));
+		expect(figures).toEqual([96, 2, 1, 1]);
+		expect(widths).toEqual(figures);
+	});
+
+	it('bars of shares that add up to 1 add up to 100 %, whatever the shares', () => {
+		const cases = [
+			[0.335, 0.335, 0.165, 0.165],
+			[1 / 3, 1 / 3, 1 / 3],
+			[0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125],
+			[0.505, 0.495],
+			[0.2, 0.2, 0.2, 0.2, 0.2],
+		];
+		for (const shares of cases) {
+			const keys = shares.map((_share, at) => `k${at}`);
+			const page = routePage({ answers: keys.map((key) => ({ key, label: key })) });
+			page.items[0] = {
+				...page.items[0],
+				machineAnswer: ['k0'],
+				probabilities: shares.map((value, at) => ({ key: keys[at], value })),
+			};
+			const html = itemHtml(renderReviewPage(page), 0);
+			const figures = [...html.matchAll(/<span class="pct">(\d+)%<\/span>/g)].map((m) =>
+				Number(m[1]),
+			);
+			const total = figures.reduce((sum, each) => sum + each, 0);
+			expect({ shares, total }).toEqual({ shares, total: 100 });
+		}
+	});
+
+	it('tells a confidence just under the threshold from the threshold (0.598 under 0.60)', () => {
+		const page = routePage();
+		page.decision.threshold = 0.6;
+		page.items[0].confidence = 0.598;
+		expect(textOf(itemHtml(renderReviewPage(page), 0))).toContain(
+			"Confidence 0.598, under the decision's threshold 0.600",
+		);
 	});
 
 	it('keeps a long list of probabilities short, the rest one tap away', () => {

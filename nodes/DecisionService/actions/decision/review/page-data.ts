@@ -119,6 +119,12 @@ function noteOf(json: IDataObject, answer: IDataObject | undefined): string | un
 	const routing = asString(answer.routing_note);
 	if (routing) return routing;
 	if (answer.status === 'pending' || answer.status === 'uncertain') return undefined;
+	// Decide's Audit Share: a sure answer, already on its output, copied here for a person to check.
+	const share = answer.audit_share;
+	if (typeof share === 'number' && share > 0 && share <= 1) {
+		const percent = `${Math.round(share * 1000) / 10}%`;
+		return `Checked at random (Audit Share ${percent}): the service was sure, and this item already went on with its answer.`;
+	}
 	return 'Sent for review.';
 }
 
