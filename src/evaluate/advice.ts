@@ -221,7 +221,8 @@ export function gapAdvice(
 	const effect = closeCallGap.effect;
 	const base = { setting: 'close_call_gap' as const, where: GAP_WHERE, current: null };
 	if (effect && effect.value > 0 && effect.sentToReview > 0) {
-		const answered = metrics.items.filter((outcome) => outcome.answered);
+		// The items the gap was judged on: answered, with probabilities (summary.ts).
+		const answered = metrics.items.filter((outcome) => outcome.answered && outcome.gap !== null);
 		const right = answered.filter((outcome) => outcome.correct).length;
 		return {
 			...base,

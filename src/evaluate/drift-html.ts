@@ -6,7 +6,7 @@ import type { Change, Drift } from './drift';
 
 const rate = (value: number | null) => (value === null ? '–' : `${Math.round(value * 1000) / 10}%`);
 const setting = (value: number | null) =>
-	value === null ? 'none reaches it' : value === 0 ? 'none needed' : value.toFixed(2);
+	value === null ? 'none recommended yet' : value === 0 ? 'none needed' : value.toFixed(2);
 const points = (change: Change) =>
 	change.points === null || change.points === undefined
 		? ''

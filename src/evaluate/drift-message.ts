@@ -63,9 +63,12 @@ export function figureLines(
 			? ` since ${before.evaluated_at.slice(0, 16).replace('T', ' ')} UTC`
 			: ' since the last evaluation'
 		: '';
+	// A full run's not_scored: rows the Version Change Sample left out (the closing lines say why).
 	const partial = current.partial
 		? ` (partial: ${plural(current.not_scored, 'row')} not scored)`
-		: '';
+		: current.not_scored
+			? ` (${plural(current.not_scored, 'row')} left out)`
+			: '';
 	return [
 		`${name}, ${version}, on ${current.total} labeled items${since}${partial}:`,
 		...(current.answered === 0 && doubtful?.length

@@ -3,7 +3,7 @@
 // (docs/quality-watch.md); the alert's evidence is evidence.ts's. Pure. Keys from data (options,
 // levels, labels) are values here, never object keys.
 import { perAnswerOf, type FiguresRow } from './figures-row';
-import type { Evidence } from './evidence';
+import { shownDrop, type Evidence } from './evidence';
 import { closingLines, figureLines, verdictLines, type Changes } from './drift-message';
 
 export {
@@ -48,8 +48,14 @@ export interface Drift {
 	close_call_gap: Change;
 	/** Answers whose precision or recall moved (by 0.1 point or more), or that are new or gone. */
 	per_answer: AnswerChange[];
-	/** Accuracy points lost since the previous figures (0 when it rose); null when not comparable. */
+	/**
+	 * The accuracy points lost that the threshold is held to (0 when it rose): with the watch's
+	 * tests, the drop of the test that alerts (else the largest a test shows), as its words say it;
+	 * without, the whole table's since the previous figures. Null when nothing is comparable.
+	 */
 	accuracy_drop: number | null;
+	/** Whose drop `accuracy_drop` is: a test's (`recent`, `version`) or the whole table's (`figures`). */
+	drop_of: 'recent' | 'version' | 'figures' | null;
 	threshold: number;
 	/** The alert fires: with evidence, a test passed (and the threshold reached); else the raw drop is beyond the threshold. */
 	dropped: boolean;
@@ -64,6 +70,27 @@ const points = (before: number | null, after: number | null): number | null =>
 
 const change = (before: number | null, after: number | null, rate = true): Change =>
 	rate ? { before, after, points: points(before, after) } : { before, after };
+
+function rawDrop(points: number | null | undefined): number | null {
+	return points === null || points === undefined
+		? null
+		: Math.max(0, Math.round(-points * 10) / 10);
+}
+
+/** The drop the alert is held to: the alerting test's, else the largest a test shows (shownDrop). */
+function testedDrop(evidence: readonly Evidence[]): {
+	accuracyDrop: number | null;
+	dropOf: Evidence['kind'] | 'figures';
+} {
+	const measured = evidence.filter((each) => each.points !== null);
+	const alerting = measured.filter((each) => each.alert);
+	const pool = alerting.length ? alerting : measured;
+	let best: Evidence | undefined;
+	for (const each of pool) if (!best || each.points! < best.points!) best = each;
+	return best
+		? { accuracyDrop: shownDrop(best.points!), dropOf: best.kind }
+		: { accuracyDrop: null, dropOf: 'figures' };
+}
 
 /** What the message says beside the figures: the rows to fix, why rows went unscored, the cost. */
 export interface RunNotes {
@@ -141,11 +168,12 @@ export function driftOf(
 	const before = current.partial ? undefined : previous;
 	const changes = changesOf(before, current);
 	const perAnswer = perAnswerChanges(before, current);
-	const accuracyPoints = changes.accuracy.points;
-	const lost = accuracyPoints === null || accuracyPoints === undefined ? null : -accuracyPoints;
-	const accuracyDrop = lost === null ? null : Math.max(0, Math.round(lost * 10) / 10);
 	const evidence = current.partial ? [] : [...(notes.evidence ?? [])];
-	// With evidence, the alert is the tests'; without, the raw drop against the threshold.
+	// With evidence, the alert is the tests', and the drop is the one the threshold was held to;
+	// without, the raw drop of the whole table against the threshold.
+	const { accuracyDrop, dropOf } = notes.evidence
+		? testedDrop(evidence)
+		: { accuracyDrop: rawDrop(changes.accuracy.points), dropOf: 'figures' as const };
 	const dropped = notes.evidence
 		? evidence.some((each) => each.alert)
 		: accuracyDrop !== null && accuracyDrop > threshold;
@@ -166,6 +194,7 @@ export function driftOf(
 		close_call_gap: changes.closeCallGap,
 		per_answer: perAnswer,
 		accuracy_drop: accuracyDrop,
+		drop_of: accuracyDrop === null ? null : dropOf,
 		threshold,
 		dropped,
 		evidence,

@@ -61,6 +61,16 @@ const POWER = 0.8;
 const pct = (value: number) => `${(Math.round(value * 1000) / 10).toFixed(1)}%`;
 const pointsText = (value: number) => signed(Math.round(value * 10) / 10);
 
+/** A drop in points as the words show it (one decimal); 0 when accuracy rose. */
+export const shownDrop = (points: number): number => Math.max(0, Math.round(-points * 10) / 10);
+
+/** A change said with its direction, so a rise never reads like a drop: "down 15.3 points". */
+export function directionWords(points: number): string {
+	const shown = Math.round(Math.abs(points) * 10) / 10;
+	if (shown === 0) return 'accuracy unchanged';
+	return `accuracy ${points < 0 ? 'down' : 'up'} ${shown.toFixed(1)} points`;
+}
+
 /** A one-sided p-value in words a team reads: how often chance alone would show this. */
 export function pValueWords(pValue: number): string {
 	if (pValue >= 0.2) return `chance alone shows a drop this large often (p = ${pValue.toFixed(2)})`;
@@ -98,7 +108,8 @@ function evidenceOf(
 ): Evidence {
 	const needed = rowsNeeded(before.value, options.threshold, options.falseAlarmRate);
 	const tested = pValue !== null && pValue < options.falseAlarmRate;
-	const alert = tested && change !== null && -change.points >= options.threshold;
+	// The threshold is held against the drop the words show (one decimal), the one number a team reads.
+	const alert = tested && change !== null && shownDrop(change.points) >= options.threshold;
 	// Too few: no alert, and the interval still holds a drop of the threshold (it cannot be ruled out).
 	const tooFew =
 		!alert && rows < needed && (change === null || change.low <= -Math.max(options.threshold, 1));
@@ -109,7 +120,7 @@ function evidenceOf(
 	const parts = [what];
 	if (change)
 		parts.push(
-			`${pointsText(change.points)} points (95 % interval ${pointsText(change.low)} to ${pointsText(change.high)})`,
+			`${directionWords(change.points)} (95 % interval ${pointsText(change.low)} to ${pointsText(change.high)})`,
 		);
 	if (pValue !== null && change && change.points < 0) parts.push(pValueWords(pValue));
 	let verdict: string;

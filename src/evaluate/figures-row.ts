@@ -53,7 +53,10 @@ export interface FiguresRow {
 	 * service failing): the figures cover part of the set, so they are never a baseline.
 	 */
 	partial: boolean;
-	/** Rows not scored for that reason. */
+	/**
+	 * Rows not scored for a reason that is not theirs: that reason (the figures partial), or left
+	 * out by the Version Change Sample (answered by an earlier version; the figures stay full).
+	 */
 	not_scored: number;
 	/** Rows not scored because of what they hold (named in the report, to fix). */
 	bad_rows: number;
@@ -77,6 +80,12 @@ export function figuresRow(
 		/** Units this node charged (live and compared decides); else the scored items' own. */
 		unitsCharged?: number;
 		notScored?: number;
+		/**
+		 * Rows left out by the Version Change Sample (answered by an earlier version, not decided
+		 * again): counted in `not_scored` (no column of their own: a table made before would drop
+		 * the row), without making the figures partial.
+		 */
+		leftOut?: number;
 		badRows?: number;
 	},
 ): FiguresRow {
@@ -100,7 +109,7 @@ export function figuresRow(
 		units_charged: meta.unitsCharged ?? metrics.units.charged,
 		per_answer: JSON.stringify(perAnswer),
 		partial: (meta.notScored ?? 0) > 0,
-		not_scored: meta.notScored ?? 0,
+		not_scored: (meta.notScored ?? 0) + (meta.leftOut ?? 0),
 		bad_rows: meta.badRows ?? 0,
 	};
 }

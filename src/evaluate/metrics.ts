@@ -95,7 +95,13 @@ function settingsOf(outcomes: readonly ItemOutcome[], options: EvaluateOptions, 
 		options.thresholds ?? DEFAULT_THRESHOLDS,
 		(o) => o.confidence,
 	);
-	const coverageByGap = coverageTable(outcomes, options.gaps ?? DEFAULT_THRESHOLDS, (o) => o.gap);
+	// An answered run with no probabilities (scored from a stored answer) has no gap: left out of
+	// the gap table rather than counted as kept at gap 0 only (summary.ts says how many).
+	const coverageByGap = coverageTable(
+		outcomes.filter((o) => !(o.answered && o.gap === null)),
+		options.gaps ?? DEFAULT_THRESHOLDS,
+		(o) => o.gap,
+	);
 	return {
 		coverageByConfidence,
 		coverageByGap,

@@ -102,10 +102,13 @@ export function summaryOf(metrics: Metrics, cost: Cost = costOfMetrics(metrics))
 		(value) => (outcome) => (outcome.confidence ?? 0) >= value,
 	);
 	// Close Call Gap: a run whose two most probable answers are within the gap goes to review.
+	// Judged on the runs that carry probabilities only: a row scored from a stored answer has
+	// none, and would otherwise count as kept at every gap.
+	const withGap = answered.filter((outcome) => outcome.gap !== null);
 	const closeCallGap = lowest(
-		answered,
+		withGap,
 		metrics.targetAccuracy,
-		(value) => (outcome) => value === 0 || outcome.gap === null || outcome.gap > value,
+		(value) => (outcome) => value === 0 || (outcome.gap !== null && outcome.gap > value),
 	);
 	// Every item doubtful: nothing was routed, and the news is how good the machine's guesses were.
 	const allDoubtful = metrics.total > 0 && metrics.answered === 0 && metrics.doubtful.count > 0;
@@ -137,6 +140,10 @@ export function summaryOf(metrics: Metrics, cost: Cost = costOfMetrics(metrics))
 		}
 		sentences.push(sentence);
 	}
+	if (withGap.length < answered.length)
+		sentences.push(
+			`${answered.length - withGap.length} of the ${answered.length} answered items carry no probabilities (a row scored from a stored answer keeps none): the Close Call Gap is judged on the other ${withGap.length}.`,
+		);
 	const advice = [
 		thresholdAdvice(metrics, confidence, target),
 		gapAdvice(closeCallGap, metrics, target),

@@ -5,6 +5,7 @@ import {
 	formatNumber,
 	formatRate,
 	renderReport,
+	summaryOf,
 	type Metrics,
 	type ScoredItem,
 } from '../../src/evaluate';
@@ -177,8 +178,13 @@ describe('the route report', () => {
 		expect(page).toContain(
 			'<tr class="recommended"><td>0.55</td><td>40</td><td>80.0%<span class="ci">67–89%</span></td><td>100.0%<span class="ci">91–100%</span></td></tr>',
 		);
-		// the 95 % band around the accuracy line, one per curve
-		expect((page.match(/<polygon fill="#2563eb" fill-opacity="0.12"/g) ?? []).length).toBe(2);
+		// the 95 % band around the accuracy line: the confidence curve's only, since these runs
+		// carry no probabilities and so no gap (left out of the Close Call Gap table, said so)
+		expect((page.match(/<polygon fill="#2563eb" fill-opacity="0.12"/g) ?? []).length).toBe(1);
+		expect(supported.coverageByGap.every((row) => row.count === 0)).toBe(true);
+		expect(summaryOf(supported).sentences).toContain(
+			'50 of the 50 answered items carry no probabilities (a row scored from a stored answer keeps none): the Close Call Gap is judged on the other 0.',
+		);
 		expect(figureOf(page, 'recommended')).toBe('0.55');
 	});
 
@@ -227,7 +233,7 @@ describe('score and classify reports', () => {
 		const { metrics } = evaluate({ type: 'route', keys: ['a', 'b'] }, []);
 		const html = renderReport(metrics);
 		expect(figureOf(html, 'accuracy')).toBe('–');
-		expect(figureOf(html, 'recommended')).toBe('not reached');
+		expect(figureOf(html, 'recommended')).toBe('none recommended yet');
 		expect(html).not.toContain('NaN');
 	});
 });
