@@ -4,6 +4,7 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
+import { stoppedText } from '../../nodes/DecisionService/pipeline/prepare';
 import { decide } from './helpers';
 
 let sb: TestSandbox;
@@ -149,6 +150,38 @@ describe('an input that misses a field says what to do, in the input mode chosen
 		expect(result.error?.description).toBe(
 			`${todo} No request was sent for this item, so no quota was spent.`,
 		);
+	});
+});
+
+describe("one bad item under n8n's default On Error (Stop Workflow)", () => {
+	it('stops the node before anything is sent, and its error says so and how to let the others go on', async () => {
+		const before = (await sb.usage(DEMO_KEYS.pro)).used;
+		const result = await decide({
+			slug: 'ticket-routing',
+			items: [good, { body: 'no subject' }, good],
+			credentials: { apiKey: DEMO_KEYS.pro, baseUrl: sb.baseUrl },
+		});
+		expect(result.error?.message).toMatch(/^Field "subject" is required/);
+		expect(result.error?.description).toBe(
+			`Give the JSON input "subject" with a text value, e.g. { "subject": {{ $json.subject }} }. No request was sent for this item, so no quota was spent. ${stoppedText(3)}`,
+		);
+		expect(result.error?.description).toContain('On Error to "Continue (using error output)"');
+		expect(result.outputs.flat()).toEqual([]);
+		expect((await sb.usage(DEMO_KEYS.pro)).used - before).toBe(0);
+	});
+
+	it('with Continue (using error output), the others are routed and the item says nothing of stopping', async () => {
+		const result = await decide({
+			slug: 'ticket-routing',
+			items: [good, { body: 'no subject' }, good],
+			credentials: { apiKey: DEMO_KEYS.pro, baseUrl: sb.baseUrl },
+			onError: 'continueErrorOutput',
+		});
+		expect(result.error).toBeUndefined();
+		const failed = result.outputs.at(-1) ?? [];
+		expect(failed).toHaveLength(1);
+		expect(JSON.stringify(failed[0].json)).not.toContain('Stop Workflow');
+		expect(result.outputs.slice(0, -1).flat()).toHaveLength(2);
 	});
 });
 

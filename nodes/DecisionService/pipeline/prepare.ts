@@ -3,12 +3,18 @@
  * checked against the decision's declared fields before anything is sent (an item that fails
  * spends no quota). Decide, Evaluate and the tool run on it.
  */
-import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
+import {
+	NodeOperationError,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type NodeApiError,
+} from 'n8n-workflow';
 import type { DecisionClient, RecentDecision } from '../../../src/client';
 import type { ContextField, Decision } from '../../../src/contract';
 import { validateDecideInput } from '../../../src/contract/validation';
 import { toNodeError } from '../errors';
 import { inputFor, slugOf, type DecideInput } from './input';
+import { runsAsTool } from './tool';
 
 export type Prepared = { slug: string; input: DecideInput } | { error: Error };
 
@@ -65,6 +71,26 @@ function validationError(
 		itemIndex,
 		description: `${howToFix(n8n, itemIndex, first, names[0])}${others} No request was sent for this item, so no quota was spent.`,
 	});
+}
+
+/**
+ * An item that fails here under n8n's default On Error (Stop Workflow) fails the whole node before
+ * anything is sent: its description says so, and how to let the other items go on. Not in a tool
+ * call (an agent has no Settings) nor for a lone item (there are no others).
+ */
+function stoppedTheNode(
+	n8n: IExecuteFunctions,
+	error: NodeApiError | NodeOperationError,
+	count: number,
+): NodeApiError | NodeOperationError {
+	if (count < 2 || runsAsTool(n8n)) return error;
+	error.description = `${error.description ?? ''} ${stoppedText(count)}`.trim();
+	return error;
+}
+
+/** The sentence stoppedTheNode adds. */
+export function stoppedText(count: number): string {
+	return `With On Error at n8n's default (Stop Workflow), this one item stopped the node: none of the ${count} items went on, and none was sent, so nothing was charged. To let the others go on without it, open this node's Settings, set On Error to "Continue (using error output)" and wire the error output.`;
 }
 
 /**
@@ -136,7 +162,7 @@ export async function prepareItems(
 			prepared.push(entry);
 		} catch (error) {
 			const nodeError = toNodeError(n8n.getNode(), error, itemIndex);
-			if (!continueOnFail) throw nodeError;
+			if (!continueOnFail) throw stoppedTheNode(n8n, nodeError, items.length);
 			prepared.push({ error: nodeError });
 		}
 	}
