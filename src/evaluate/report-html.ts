@@ -14,6 +14,7 @@ import type {
 	NameCount,
 	NotYetSupported,
 	RateInterval,
+	TrafficStratum,
 } from './metrics';
 import {
 	NOT_YET,
@@ -121,13 +122,7 @@ function settingFigure(
 	if (notYet) {
 		return figure(id, label, NOT_YET, `(${notYetCounts(notYet)})`);
 	}
-	if (!effect)
-		return figure(
-			id,
-			label,
-			'none recommended yet',
-			'no setting reaches the target on these items',
-		);
+	if (!effect) return figure(id, label, 'not reached');
 	const left = `leaves ${rateWords(effect.accuracy, effect.accuracyInterval)} right`;
 	return effect.value === 0 || effect.sentToReview === 0
 		? figure(id, label, 'none needed', left)
@@ -172,6 +167,21 @@ function allTrafficFigures(metrics: Metrics): string[] {
 	];
 }
 
+/**
+ * What one audited row stands for, from the table's own strata: "each audited row picked at 20.0%
+ * stands for 5 items" (1 ÷ the share; several shares listed), never a fixed example.
+ */
+function auditedRowWords(strata: readonly TrafficStratum[]): string {
+	const shares = strata.flatMap((s) =>
+		s.stratum === 'audited' && s.auditShare !== null && s.auditShare > 0 ? [s.auditShare] : [],
+	);
+	if (!shares.length) return 'no audited row yet';
+	const each = shares.map(
+		(share) => `picked at ${formatRate(share)} stands for ${Number((1 / share).toFixed(1))}`,
+	);
+	return `each audited row ${each.join(', one ')} items`;
+}
+
 /** The strata of the all-traffic estimate: rows, right, the traffic they stand for, their weight. */
 function strataTable(metrics: Metrics): string {
 	if (!hasStrata(metrics)) return '';
@@ -182,7 +192,7 @@ function strataTable(metrics: Metrics): string {
 				`<tr><td>${s.stratum === 'doubtful' ? 'Doubtful (every one reviewed)' : `Audited at ${formatRate(s.auditShare)}`}</td><td>${s.rows}</td><td>${s.right}</td><td>${formatNumber(s.standsFor, 1)}</td><td>${formatRate(s.weight)}</td></tr>`,
 		)
 		.join('');
-	return `<h2>Accuracy over all traffic</h2><div class="scroll"><table class="strata"><thead><tr><th>Why a person saw it</th><th>Rows</th><th>Right</th><th>Stands for (items)</th><th>Weight</th></tr></thead><tbody>${rows}</tbody></table></div><p class="note">A doubtful row stands for itself (Decide sends every doubtful item to review); an audited row, picked at an Audit Share of 5%, stands for 20 items. Each row's accuracy is weighed by the traffic it stands for; the 95% interval grows with the weight of the groups that have few rows. Rows left out: ${leftOut.total} (${leftOut.handAdded} added by hand, ${leftOut.badStratum} with an unknown stratum, ${leftOut.badShare} with a bad audit share, ${leftOut.notJudged} with nothing to score).</p>`;
+	return `<h2>Accuracy over all traffic</h2><div class="scroll"><table class="strata"><thead><tr><th>Why a person saw it</th><th>Rows</th><th>Right</th><th>Stands for (items)</th><th>Weight</th></tr></thead><tbody>${rows}</tbody></table></div><p class="note">A doubtful row stands for itself (Decide sends every doubtful item to review); ${auditedRowWords(strata)}. Each row's accuracy is weighed by the traffic it stands for; the 95% interval grows with the weight of the groups that have few rows. Rows left out: ${leftOut.total} (${leftOut.handAdded} added by hand, ${leftOut.badStratum} with an unknown stratum, ${leftOut.badShare} with a bad audit share, ${leftOut.notJudged} with nothing to score).</p>`;
 }
 
 function headline(metrics: Metrics, summary: Summary): string {
@@ -330,7 +340,7 @@ function curve(
 				`<tr${recommended && row.threshold === recommended.threshold ? ' class="recommended"' : ''}><td>${formatNumber(row.threshold)}</td><td>${row.count}</td>${rateCell(row.coverage, row.coverageInterval)}${rateCell(row.accuracy, row.accuracyInterval)}</tr>`,
 		)
 		.join('');
-	return `<h2>${escapeHtml(title)}</h2><div class="chart">${svg}<p class="legend"><span class="swatch" style="background:#2563eb"></span>accuracy (band: its 95% interval)<span class="swatch" style="background:#f59e0b"></span>share of items kept<span class="swatch" style="background:#16a34a"></span>lowest threshold surely reaching the target (the band's low edge at or above it)</p></div><details><summary>Table</summary><div class="scroll"><table class="coverage"><thead><tr><th>${escapeHtml(axis)} at least</th><th>Items</th><th>Kept</th><th>Accuracy</th></tr></thead><tbody>${table}</tbody></table></div></details>`;
+	return `<h2>${escapeHtml(title)}</h2><div class="chart">${svg}<p class="legend"><span class="swatch" style="background:#2563eb"></span>accuracy (band: its 95% interval)<span class="swatch" style="background:#f59e0b"></span>share of items kept${recommended ? `<span class="swatch" style="background:#16a34a"></span>lowest threshold surely reaching the target (the band's low edge at or above it)` : ''}</p></div><details><summary>Table</summary><div class="scroll"><table class="coverage"><thead><tr><th>${escapeHtml(axis)} at least</th><th>Items</th><th>Kept</th><th>Accuracy</th></tr></thead><tbody>${table}</tbody></table></div></details>`;
 }
 
 function histogram(bins: ReadonlyArray<{ error: number; count: number }>): string {
