@@ -19,7 +19,7 @@
  *
  * Run: node --require tsx/cjs bench/quality-year.ts [--years 1000] [--seed 37]
  */
-import { recentEvidence, versionEvidence, type Evidence } from '../src/evaluate';
+import { LOADED, recentEvidence, versionEvidence, type Evidence } from '../src/evaluate';
 import { seeded } from '../scripts/make-labeled-set';
 import { flag } from './setup';
 
@@ -100,7 +100,7 @@ function simulateYear(rowsPerWeek: number, drift: boolean, random: () => number)
 			if (row.right) side.successes++;
 			if (row.week !== week) earlierTrue += row.p;
 		}
-		const test = recentEvidence(recent, earlier, OPTIONS);
+		const test = recentEvidence([{ stratum: LOADED, recent, earlier }], OPTIONS);
 		evidence.push(test);
 		if (test.low !== null && test.high !== null && earlier.n > 0) {
 			const truth = (p - earlierTrue / earlier.n) * 100;

@@ -14,12 +14,14 @@ export {
 	type FiguresRow,
 } from './figures-row';
 export {
+	LOADED,
 	pValueWords,
 	recentEvidence,
 	versionEvidence,
 	type Evidence,
 	type EvidenceOptions,
 	type PairedCount,
+	type RecentStratum,
 } from './evidence';
 
 /** A figure then and now; `points`: the change in percentage points (rates only). */

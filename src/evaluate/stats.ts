@@ -425,3 +425,162 @@ export function itemsNeededToReach(
 	}
 	return high;
 }
+
+/** One stratum's 2×2 table: the recent rows and the earlier rows, each `successes` right of `n`. */
+export interface StratumTable {
+	recent: ProportionCount;
+	earlier: ProportionCount;
+}
+
+export interface StratifiedTest {
+	/** Σ recent successes over the strata, and its mean and variance given every table's margins. */
+	observed: number;
+	expected: number;
+	variance: number;
+	/**
+	 * The Cochran–Mantel–Haenszel statistic with continuity correction, (|S − E| − ½)² / V, as
+	 * R's mantelhaen.test(correct = TRUE) gives it; null when V is 0 (no stratum can tell).
+	 */
+	chiSquare: number | null;
+	/** One-sided for a drop: P(S ≤ observed) with no change in any stratum; 1 when V is 0. */
+	pLower: number;
+	/** Whether pLower is exact (the margins' hypergeometric laws convolved), else normal. */
+	exact: boolean;
+}
+
+/** Convolutions past this many products use the normal approximation (then very close). */
+const EXACT_WORK = 4_000_000;
+
+/**
+ * The law of a stratum's recent successes given its margins (hypergeometric): the first value
+ * it takes and the probability of each, from the ratio of successive terms (no factorial).
+ */
+function hypergeometricLaw(table: StratumTable): { from: number; probabilities: number[] } {
+	const n1 = table.recent.n;
+	const right = table.recent.successes + table.earlier.successes;
+	const wrong = n1 + table.earlier.n - right;
+	const from = Math.max(0, n1 - wrong);
+	const to = Math.min(n1, right);
+	const logs = [0];
+	for (let a = from; a < to; a++)
+		logs.push(
+			logs[logs.length - 1] + Math.log(((n1 - a) * (right - a)) / ((a + 1) * (wrong - n1 + a + 1))),
+		);
+	const top = Math.max(...logs);
+	const weights = logs.map((value) => Math.exp(value - top));
+	const sum = weights.reduce((total, value) => total + value, 0);
+	return { from, probabilities: weights.map((value) => value / sum) };
+}
+
+/** P(Σ ≤ observed) of independent laws, convolved; null when that is more work than EXACT_WORK. */
+function convolvedLower(
+	laws: ReadonlyArray<{ from: number; probabilities: number[] }>,
+	observed: number,
+): number | null {
+	let work = 0;
+	let length = 1;
+	for (const law of laws) {
+		work += length * law.probabilities.length;
+		length += law.probabilities.length - 1;
+	}
+	if (work > EXACT_WORK) return null;
+	let from = 0;
+	let total = [1];
+	for (const law of laws) {
+		const next = new Array<number>(total.length + law.probabilities.length - 1).fill(0);
+		total.forEach((p, i) => law.probabilities.forEach((q, j) => (next[i + j] += p * q)));
+		total = next;
+		from += law.from;
+	}
+	let lower = 0;
+	for (let at = 0; at < total.length && from + at <= observed + 1e-9; at++) lower += total[at];
+	return Math.min(1, lower);
+}
+
+/**
+ * Recent rows against earlier ones, stratum by stratum (doubtful with doubtful, audited with
+ * audited …), so a change in the mix of strata alone is no evidence: the Cochran–Mantel–Haenszel
+ * test of no change in any stratum. S = Σ recent successes; given each table's margins, each
+ * stratum's part is hypergeometric with mean n₁m₁/N and variance n₁n₂m₁m₂/(N²(N−1)). The one-sided
+ * p-value for a drop is exact (the conditional test: those laws convolved; with one stratum,
+ * Fisher's exact test) up to a few million products, else Φ((S − E + ½)/√V). Whole counts.
+ */
+export function cochranMantelHaenszel(tables: readonly StratumTable[]): StratifiedTest {
+	let observed = 0;
+	let expected = 0;
+	let variance = 0;
+	const laws: Array<{ from: number; probabilities: number[] }> = [];
+	tables.forEach((table, i) => {
+		checkCounts(table.recent.successes, table.recent.n, `tables[${i}].recent.`);
+		checkCounts(table.earlier.successes, table.earlier.n, `tables[${i}].earlier.`);
+		const n1 = table.recent.n;
+		const all = n1 + table.earlier.n;
+		const right = table.recent.successes + table.earlier.successes;
+		observed += table.recent.successes;
+		expected += all > 0 ? (n1 * right) / all : 0;
+		if (all < 2) return;
+		variance += (n1 * table.earlier.n * right * (all - right)) / (all * all * (all - 1));
+		laws.push(hypergeometricLaw(table));
+	});
+	const delta = observed - expected;
+	if (!(variance > 0))
+		return { observed, expected, variance, chiSquare: null, pLower: 1, exact: true };
+	const correction = Math.abs(delta) >= 0.5 ? 0.5 : 0;
+	const chiSquare = (Math.abs(delta) - correction) ** 2 / variance;
+	const exact = convolvedLower(laws, observed);
+	const pLower = exact ?? Math.min(1, normalCdf((delta + 0.5) / Math.sqrt(variance)));
+	return { observed, expected, variance, chiSquare, pLower, exact: exact !== null };
+}
+
+export interface StratifiedDifference {
+	/** The recent rows' rate (every stratum compared, as counted). */
+	recent: { value: number; low: number; high: number };
+	/** The earlier rows' rate weighed to the recent rows' mix: Σ w_h p_h(earlier). */
+	earlier: { value: number; low: number; high: number };
+	/** recent − earlier, with its interval. */
+	value: number;
+	low: number;
+	high: number;
+	/** Each stratum's weight: its share of the recent rows. */
+	weights: number[];
+}
+
+/**
+ * Recent rows against earlier ones on the same mix: the earlier rows' rate of each stratum weighed
+ * by the stratum's share of the recent rows (direct standardisation), so D = p_recent − Σ w_h p_h.
+ * Its interval is MOVER (Zou & Donner 2008) on Wilson intervals: the recent rate's Wilson bounds,
+ * the weighted sum's bounds Σ w_h p_h ∓ √Σ w_h²(p_h − bound_h)², combined as Newcombe's hybrid
+ * score interval combines two (with one stratum it is that interval). Every table needs rows on
+ * both sides; at least one table.
+ */
+export function stratifiedDifference(
+	tables: readonly StratumTable[],
+	level: number = DEFAULT_LEVEL,
+): StratifiedDifference {
+	if (!tables.length || tables.some((table) => !table.recent.n || !table.earlier.n))
+		throw new RangeError('every stratum needs recent and earlier rows, and one stratum at least.');
+	const recentN = tables.reduce((sum, table) => sum + table.recent.n, 0);
+	const recentRight = tables.reduce((sum, table) => sum + table.recent.successes, 0);
+	const recent = wilsonInterval(recentRight, recentN, level);
+	const weights = tables.map((table) => table.recent.n / recentN);
+	let value = 0;
+	let below = 0;
+	let above = 0;
+	tables.forEach((table, h) => {
+		const rate = wilsonInterval(table.earlier.successes, table.earlier.n, level);
+		value += weights[h] * rate.value!;
+		below += (weights[h] * (rate.value! - rate.low)) ** 2;
+		above += (weights[h] * (rate.high - rate.value!)) ** 2;
+	});
+	const earlier = { value, low: value - Math.sqrt(below), high: value + Math.sqrt(above) };
+	const r = recent.value!;
+	const d = r - value;
+	return {
+		recent: { value: r, low: recent.low, high: recent.high },
+		earlier,
+		value: d,
+		low: d - Math.hypot(r - recent.low, earlier.high - value),
+		high: d + Math.hypot(recent.high - r, value - earlier.low),
+		weights,
+	};
+}

@@ -9,6 +9,9 @@ import {
 	pValueWords,
 	recentEvidence,
 	versionEvidence,
+	LOADED,
+	type EvidenceOptions,
+	type ProportionCount,
 	costSentence,
 	driftSection,
 	renderReport,
@@ -23,6 +26,10 @@ import {
 import { reviewIdOf, reviewRow, storedReviewId, type EvaluationDecision } from '../../src/answer';
 import { outputNames } from '../../harness/n8n-expressions';
 import { answerOfRun } from '../support/answers';
+
+/** One stratum's rows: the test as it was before strata (loaded rows against loaded rows). */
+const recentOf = (recent: ProportionCount, earlier: ProportionCount, options: EvidenceOptions) =>
+	recentEvidence([{ stratum: LOADED, recent, earlier }], options);
 
 const decision: EvaluationDecision = { type: 'route', keys: ['billing', 'sales', '__proto__'] };
 const item = (expected: string, status: string, choice: string, confidence = 0.9): ScoredItem => ({
@@ -422,11 +429,7 @@ describe('the watch alerts on evidence (recent rows, a version change)', () => {
 	const options = { falseAlarmRate: 0.01, threshold: 5 };
 
 	it('alerts on a 10-point drop in 200 recent rows, with its interval and the p-value in words', () => {
-		const evidence = recentEvidence(
-			{ successes: 160, n: 200 },
-			{ successes: 3600, n: 4000 },
-			options,
-		);
+		const evidence = recentOf({ successes: 160, n: 200 }, { successes: 3600, n: 4000 }, options);
 		expect(evidence.alert).toBe(true);
 		expect(evidence.points).toBe(-10);
 		expect(evidence.low!).toBeLessThan(-10);
@@ -440,11 +443,7 @@ describe('the watch alerts on evidence (recent rows, a version change)', () => {
 
 	it('does not alert on raw points alone: 6 points down in 34 rows is chance', () => {
 		// 28 of 34 (82.4 %) against 88.4 %: beyond the 5-point threshold, not beyond chance.
-		const evidence = recentEvidence(
-			{ successes: 28, n: 34 },
-			{ successes: 3536, n: 4000 },
-			options,
-		);
+		const evidence = recentOf({ successes: 28, n: 34 }, { successes: 3536, n: 4000 }, options);
 		expect(evidence.points!).toBeLessThan(-5);
 		expect(evidence.p_value!).toBeGreaterThan(0.01);
 		expect(evidence.alert).toBe(false);
@@ -453,7 +452,7 @@ describe('the watch alerts on evidence (recent rows, a version change)', () => {
 	});
 
 	it('needs the threshold too: a significant 2-point drop on many rows is no alert', () => {
-		const evidence = recentEvidence(
+		const evidence = recentOf(
 			{ successes: 8800, n: 10000 },
 			{ successes: 45000, n: 50000 },
 			options,
@@ -463,23 +462,19 @@ describe('the watch alerts on evidence (recent rows, a version change)', () => {
 		expect(evidence.words).toContain('under the 5-point threshold');
 	});
 
-	it('corrects for continuity: 26 of 34 against 90 % is not beyond chance at 1 % (uncorrected p 0.0086)', () => {
-		// Without the correction the lower tail near 90 % alerts more often than the rate set
-		// (1.8 % of quiet weeks at 34 rows: bench/quality-year.ts).
-		const evidence = recentEvidence({ successes: 26, n: 34 }, { successes: 306, n: 340 }, options);
-		expect(evidence.p_value!).toBeCloseTo(0.018, 3);
+	it("is exact: 26 of 34 against 90 % is Fisher's one-sided p 0.025, no alert at 1 %; 25 of 34 alerts", () => {
+		// The normal curve without a correction said p 0.0086 (an alert): near 90 % the lower tail
+		// is heavier than its (1.8 % of quiet weeks at 34 rows, before: bench/quality-year.ts).
+		const evidence = recentOf({ successes: 26, n: 34 }, { successes: 306, n: 340 }, options);
+		expect(evidence.p_value!).toBeCloseTo(0.02506, 5);
 		expect(evidence.alert).toBe(false);
-		expect(
-			recentEvidence({ successes: 25, n: 34 }, { successes: 306, n: 340 }, options).alert,
-		).toBe(true);
+		expect(recentOf({ successes: 25, n: 34 }, { successes: 306, n: 340 }, options).alert).toBe(
+			true,
+		);
 	});
 
 	it('is one-sided: a rise never alerts', () => {
-		const evidence = recentEvidence(
-			{ successes: 200, n: 200 },
-			{ successes: 3000, n: 4000 },
-			options,
-		);
+		const evidence = recentOf({ successes: 200, n: 200 }, { successes: 3000, n: 4000 }, options);
 		expect(evidence.p_value!).toBeGreaterThan(0.99);
 		expect(evidence.alert).toBe(false);
 	});
@@ -503,18 +498,14 @@ describe('the watch alerts on evidence (recent rows, a version change)', () => {
 
 	it('refuses a false-alarm rate outside (0, 50 %)', () => {
 		expect(() =>
-			recentEvidence(
-				{ successes: 1, n: 2 },
-				{ successes: 1, n: 2 },
-				{ falseAlarmRate: 0, threshold: 5 },
-			),
+			recentOf({ successes: 1, n: 2 }, { successes: 1, n: 2 }, { falseAlarmRate: 0, threshold: 5 }),
 		).toThrow(RangeError);
 	});
 
 	it('driftOf alerts on the evidence, not the raw points of the whole table', () => {
 		const previous = rowOf([item('billing', 'ok', 'billing'), item('sales', 'ok', 'sales')], 1);
 		const current = rowOf([item('billing', 'ok', 'billing'), item('sales', 'ok', 'billing')], 1);
-		const quiet = recentEvidence({ successes: 28, n: 34 }, { successes: 3536, n: 4000 }, options);
+		const quiet = recentOf({ successes: 28, n: 34 }, { successes: 3536, n: 4000 }, options);
 		const drift = driftOf(readFiguresRow(previous), current, 5, 'Ticket routing', {
 			evidence: [quiet],
 		});
@@ -525,7 +516,7 @@ describe('the watch alerts on evidence (recent rows, a version change)', () => {
 		expect(drift.evidence).toHaveLength(1);
 		expect(drift.message).toContain('Too few rows to tell');
 		expect(drift.message).not.toContain('Alert:');
-		const loud = recentEvidence({ successes: 160, n: 200 }, { successes: 3600, n: 4000 }, options);
+		const loud = recentOf({ successes: 160, n: 200 }, { successes: 3600, n: 4000 }, options);
 		expect(driftOf(readFiguresRow(previous), previous, 5, 'x', { evidence: [loud] }).dropped).toBe(
 			true,
 		);
@@ -544,7 +535,7 @@ describe('pValueWords', () => {
 describe("the report's drift section with evidence", () => {
 	it('shows each test in words, the alerting one as the alert, every string escaped', () => {
 		const previous = rowOf([item('billing', 'ok', 'billing')], 1);
-		const loud = recentEvidence(
+		const loud = recentOf(
 			{ successes: 160, n: 200 },
 			{ successes: 3600, n: 4000 },
 			{ falseAlarmRate: 0.01, threshold: 5 },

@@ -3,11 +3,13 @@
  * change) and what changed since the previous figures, with the lines the message adds about the
  * stored rows and the doubtful ones (docs/quality-watch.md). The figures are src/evaluate's.
  */
-import type { INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import { ownValue } from '../../../../../src/contract';
 import {
 	driftOf,
 	evaluate,
 	figuresRow,
+	LOADED,
 	readFiguresRow,
 	recentEvidence,
 	rightOf,
@@ -17,6 +19,7 @@ import {
 	type Evidence,
 	type FiguresRow,
 	type Metrics,
+	type RecentStratum,
 	type ScoredItem,
 	type Summary,
 } from '../../../../../src/evaluate';
@@ -26,6 +29,42 @@ import type { EvaluateNodeOptions } from './description';
 import { reviewedAtOf, type Scoring, type StoredPlan } from './inputs';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Why a person saw a row (its `stratum`): doubtful, audited, or a row a team loaded (none). */
+function stratumOf(json: IDataObject): string {
+	const stratum = ownValue(json, 'stratum');
+	return stratum === 'doubtful' || stratum === 'audited' ? stratum : LOADED;
+}
+
+/**
+ * The recent test's rows, like with like: per stratum (doubtful, audited, loaded), the rows
+ * reviewed since `since` (their `reviewed_at`) and the rows before (or with no `reviewed_at`),
+ * each right by its answer or (a doubtful run) its guess. A row nobody reviewed (`status`
+ * `not_reviewed`) holds no answer of a person: not in the test. Strata in a fixed order.
+ */
+export function recentStrata(
+	items: INodeExecutionData[],
+	metrics: Pick<Metrics, 'items'>,
+	since: number,
+): RecentStratum[] {
+	const strata = new Map<string, RecentStratum>(
+		['doubtful', 'audited', LOADED].map((stratum) => [
+			stratum,
+			{ stratum, recent: { successes: 0, n: 0 }, earlier: { successes: 0, n: 0 } },
+		]),
+	);
+	for (const outcome of metrics.items) {
+		const right = rightOf(outcome);
+		const json = items[outcome.index].json;
+		if (right === null || ownValue(json, 'status') === 'not_reviewed') continue;
+		const at = reviewedAtOf(json);
+		const stratum = strata.get(stratumOf(json))!;
+		const side = at !== null && at >= since ? stratum.recent : stratum.earlier;
+		side.n++;
+		if (right) side.successes++;
+	}
+	return [...strata.values()].filter((each) => each.recent.n + each.earlier.n > 0);
+}
 
 /**
  * The tests behind the watch's alert: the rows reviewed within the window against the rows before
@@ -39,23 +78,16 @@ function watchEvidence(
 	evaluateOptions: Parameters<typeof evaluate>[2],
 	watch: { falseAlarmRate: number; threshold: number; windowDays: number; now: number },
 ): { evidence: Evidence[] } {
-	const since = watch.now - watch.windowDays * DAY_MS;
-	const recent = { successes: 0, n: 0 };
-	const earlier = { successes: 0, n: 0 };
+	const strata = recentStrata(items, metrics, watch.now - watch.windowDays * DAY_MS);
 	const live = new Map<number, boolean>();
 	for (const outcome of metrics.items) {
 		const right = rightOf(outcome);
-		if (right === null) continue;
-		live.set(outcome.index, right);
-		const at = reviewedAtOf(items[outcome.index].json);
-		const side = at !== null && at >= since ? recent : earlier;
-		side.n++;
-		if (right) side.successes++;
+		if (right !== null) live.set(outcome.index, right);
 	}
 	const options = { falseAlarmRate: watch.falseAlarmRate, threshold: watch.threshold };
 	const evidence: Evidence[] = [];
-	// With no earlier (or no recent) row there is nothing to test: said as too few rows.
-	if (recent.n > 0 || earlier.n > 0) evidence.push(recentEvidence(recent, earlier, options));
+	// With no earlier (or no recent) row of a kind there is nothing to test: said as too few rows.
+	if (strata.length) evidence.push(recentEvidence(strata, options));
 	if (plan.sampled.size) {
 		// The old version's answers scored as the live ones are: the same rules, the same rows.
 		const indexes = [...plan.sampled.keys()].filter((index) => live.has(index));
