@@ -16,6 +16,8 @@ import {
 	type IWebhookData,
 	type INodeExecutionData,
 	type INodeParameters,
+	type INodeType,
+	type INodeTypes,
 	type ResourceMapperField,
 } from 'n8n-workflow';
 import { ownValue } from '../../src/contract';
@@ -450,6 +452,46 @@ interface Parent {
 	type?: string;
 	/** The parent's outputs wired into Review (default: its first). */
 	outputs?: number[];
+	/** Nodes wired into this parent, each by its `outputs`, to the parent's input `index`. */
+	from?: Array<Parent & { index?: number }>;
+}
+
+/**
+ * n8n's Merge node as far as its parameters go (n8n keeps a node's parameters its type
+ * describes): Mode, Append by default, as n8n-nodes-base 2.41.1's Merge v3.
+ */
+function withMerge(types: SingleNodeTypes): INodeTypes {
+	const merge = {
+		description: {
+			displayName: 'Merge',
+			name: 'merge',
+			group: ['transform'],
+			version: 3,
+			description: '',
+			defaults: { name: 'Merge' },
+			inputs: ['main', 'main'],
+			outputs: ['main'],
+			properties: [
+				{
+					displayName: 'Mode',
+					name: 'mode',
+					type: 'options',
+					default: 'append',
+					options: [
+						{ name: 'Append', value: 'append' },
+						{ name: 'Combine', value: 'combine' },
+					],
+				},
+			],
+		},
+	} as unknown as INodeType;
+	const pick = (type: string) =>
+		type === 'n8n-nodes-base.merge' ? merge : types.getByNameAndVersion();
+	return {
+		getByName: pick,
+		getByNameAndVersion: pick,
+		getKnownTypes: () => ({}),
+	};
 }
 
 /**
@@ -474,26 +516,30 @@ function reviewHost(
 		},
 		REVIEW,
 	);
+	const grand = parents.flatMap((parent) => parent.from ?? []);
 	const nodes: INode[] = [
 		review,
-		...parents.map((parent, index) => ({
+		...[...parents, ...grand].map((parent, index) => ({
 			...decisionNode({ parameters: parent.parameters }, parent.name),
 			id: `parent-${index}`,
 			...(parent.type ? { type: parent.type } : {}),
 		})),
 	];
 	const connections: IConnections = {};
-	for (const parent of parents) {
+	const wire = (parent: Parent, to: string, index = 0) => {
 		const main: Array<Array<{ node: string; type: 'main'; index: number }>> = [];
-		for (const output of parent.outputs ?? [0])
-			main[output] = [{ node: REVIEW, type: 'main', index: 0 }];
+		for (const output of parent.outputs ?? [0]) main[output] = [{ node: to, type: 'main', index }];
 		connections[parent.name] = { main: Array.from(main, (each) => each ?? []) };
+	};
+	for (const parent of parents) {
+		wire(parent, REVIEW);
+		for (const each of parent.from ?? []) wire(each, parent.name, each.index);
 	}
 	const workflow = new Workflow({
 		id: 'review-unit',
 		nodes,
 		connections,
-		nodeTypes: new SingleNodeTypes(new DecisionService()),
+		nodeTypes: withMerge(new SingleNodeTypes(new DecisionService())),
 		active: false,
 		settings: { executionOrder: 'v1' },
 	});
@@ -790,6 +836,38 @@ describe('decideSourceOf', () => {
 
 	it('one Decide node wired in by two outputs (Uncertain and Pending Review): still that node', () => {
 		expect(sourceOf([decide(DECIDE, {}, [4, 5])])?.name).toBe(DECIDE);
+	});
+
+	const merge = (from: Array<Parent & { index?: number }>, mode?: string): Parent => ({
+		name: 'Doubtful tickets',
+		type: 'n8n-nodes-base.merge',
+		parameters: mode ? { mode } : {},
+		from,
+	});
+
+	it("Uncertain and Pending Review gathered by a Merge (Append, n8n's default): that Decide node", () => {
+		const source = sourceOf([
+			merge([
+				{ ...decide(DECIDE, { text: '={{ $json.body }}' }, [4]), index: 0 },
+				{ ...decide(DECIDE, { text: '={{ $json.body }}' }, [5]), index: 1 },
+			]),
+		]);
+		expect(source?.name).toBe(DECIDE);
+		expect(source?.parameters).toMatchObject({ text: '={{ $json.body }}' });
+		expect(sourceOf([merge([decide(DECIDE, {}, [4])], 'append')])?.name).toBe(DECIDE);
+	});
+
+	test.each<[string, Parent]>([
+		['a Merge that combines', merge([decide(DECIDE, {}, [4])], 'combine')],
+		[
+			'a Merge of Decide and another node',
+			merge([
+				decide(DECIDE, {}, [4]),
+				{ name: 'Edit Fields', parameters: {}, type: 'n8n-nodes-base.set', index: 1 },
+			]),
+		],
+	])('%s: none', (_name, parent) => {
+		expect(sourceOf([parent])).toBeUndefined();
 	});
 
 	it('one Decide node and a node of another type: none (the other items must not be read through Decide’s mapping)', () => {

@@ -2,8 +2,10 @@
  * What the decision was asked about each item, as the team mapped it: the Decide node the items
  * came from is read (its input mode, its mapping), and its expressions are evaluated on each item
  * here (the item on Review's input is Decide's output item: the same fields plus the answer).
- * Items that did not come straight from one Decide node show the decision's declared fields found
- * on the item by name, nothing else: the page shows no more than the team mapped.
+ * A Merge in Append mode between them counts as straight (the review example gathers Uncertain
+ * and Pending Review so). Items that did not come straight from one Decide node show the
+ * decision's declared fields found on the item by name, nothing else: the page shows no more than
+ * the team mapped.
  *
  * The page is built where it is served (context.ts): n8n keeps a waiting node's input with the
  * execution but not its output, so everything here reads the input and the saved parameters,
@@ -37,7 +39,13 @@ export interface DecideSource {
  */
 export function decideSourceOf(n8n: ReviewHost): DecideSource | undefined {
 	const self = n8n.getNode();
-	const parents = n8n.getParentNodes(self.name, { includeNodeParameters: true, depth: 1 });
+	const parentsOf = (name: string) =>
+		n8n.getParentNodes(name, { includeNodeParameters: true, depth: 1 });
+	let parents = parentsOf(self.name);
+	if (new Set(parents.map((parent) => parent.name)).size !== 1) return undefined;
+	// Decide's Uncertain and Pending Review gathered by a Merge (Append) into Review's one wire
+	// (n8n runs a node once per wire that has items): the items are Decide's, as they came out.
+	if (isAppendMerge(parents[0])) parents = parentsOf(parents[0].name);
 	if (new Set(parents.map((parent) => parent.name)).size !== 1) return undefined;
 	const decides = parents.filter((parent) => {
 		if (parent.type !== self.type) return false;
@@ -52,6 +60,13 @@ export function decideSourceOf(n8n: ReviewHost): DecideSource | undefined {
 		name: decides[0].name,
 		parameters: (decides[0].parameters ?? {}) as Record<string, unknown>,
 	};
+}
+
+/** n8n's Merge node in Append mode (its default): each input's items, one list after the other. */
+function isAppendMerge(node: NodeTypeAndVersion): boolean {
+	if (node.type !== 'n8n-nodes-base.merge') return false;
+	const mode = ownValue((node.parameters ?? {}) as Record<string, unknown>, 'mode');
+	return mode === undefined || mode === 'append';
 }
 
 /** Defaults of the Decide parameters this file reads, for a node saved without them. */
