@@ -1,8 +1,44 @@
 // The watch's message: what changed since the last evaluation in a few lines a Slack or e-mail node
-// sends as they are (docs/quality-watch.md). drift.ts compares the figures; this says them. Pure.
-import type { AnswerChange, Change, RunNotes } from './drift';
+// sends as they are (docs/quality-watch.md). drift.ts compares the figures; this says them, and
+// holds the shapes both use (a change, the run's notes): drift.ts imports this file, never the
+// other way (no import circle). Pure.
 import { signed, type Evidence } from './evidence';
 import type { FiguresRow } from './figures-row';
+
+/** A figure then and now; `points`: the change in percentage points (rates only). */
+export interface Change {
+	before: number | null;
+	after: number | null;
+	points?: number | null;
+}
+
+export interface AnswerChange {
+	key: string;
+	precision: Change;
+	recall: Change;
+}
+
+/** What the message says beside the figures: the rows to fix, why rows went unscored, the cost. */
+export interface RunNotes {
+	/** Each bad row named, with what to fix. */
+	badRows?: readonly string[];
+	/** Why rows went unscored (a partial run). */
+	notScoredBecause?: string;
+	/** Runs the items carried, paid by the node that decided them (one unit each). */
+	paidUpstream?: number;
+	/**
+	 * The tests behind the alert (recent rows, a version change). When given, the alert is theirs
+	 * (a test passed and its drop reaches the threshold), not the raw points of the whole table.
+	 */
+	evidence?: readonly Evidence[];
+	/** Lines said before the cost (what the run decided and why). */
+	extraLines?: readonly string[];
+	/**
+	 * The doubtful rows (left to a person) in words: said after the figures, and in place of the
+	 * accuracy lines when no row was answered (their guesses are what there is to say).
+	 */
+	doubtful?: readonly string[];
+}
 
 /** The figures compared, each then and now (drift.ts `changesOf`). */
 export interface Changes {

@@ -4,7 +4,17 @@
 // levels, labels) are values here, never object keys.
 import { perAnswerOf, type FiguresRow } from './figures-row';
 import { shownDrop, type Evidence } from './evidence';
-import { closingLines, figureLines, verdictLines, type Changes } from './drift-message';
+import {
+	closingLines,
+	figureLines,
+	verdictLines,
+	type AnswerChange,
+	type Change,
+	type Changes,
+	type RunNotes,
+} from './drift-message';
+
+export type { AnswerChange, Change, RunNotes } from './drift-message';
 
 export {
 	FIGURES_ROW_COLUMNS,
@@ -23,19 +33,6 @@ export {
 	type PairedCount,
 	type RecentStratum,
 } from './evidence';
-
-/** A figure then and now; `points`: the change in percentage points (rates only). */
-export interface Change {
-	before: number | null;
-	after: number | null;
-	points?: number | null;
-}
-
-export interface AnswerChange {
-	key: string;
-	precision: Change;
-	recall: Change;
-}
 
 export interface Drift {
 	/** Whether earlier figures were given and compared (never for a partial run). */
@@ -92,28 +89,6 @@ function testedDrop(evidence: readonly Evidence[]): {
 	return best
 		? { accuracyDrop: shownDrop(best.points!), dropOf: best.kind }
 		: { accuracyDrop: null, dropOf: 'figures' };
-}
-
-/** What the message says beside the figures: the rows to fix, why rows went unscored, the cost. */
-export interface RunNotes {
-	/** Each bad row named, with what to fix. */
-	badRows?: readonly string[];
-	/** Why rows went unscored (a partial run). */
-	notScoredBecause?: string;
-	/** Runs the items carried, paid by the node that decided them (one unit each). */
-	paidUpstream?: number;
-	/**
-	 * The tests behind the alert (recent rows, a version change). When given, the alert is theirs
-	 * (a test passed and its drop reaches the threshold), not the raw points of the whole table.
-	 */
-	evidence?: readonly Evidence[];
-	/** Lines said before the cost (what the run decided and why). */
-	extraLines?: readonly string[];
-	/**
-	 * The doubtful rows (left to a person) in words: said after the figures, and in place of the
-	 * accuracy lines when no row was answered (their guesses are what there is to say).
-	 */
-	doubtful?: readonly string[];
 }
 
 /** The figures compared: each then (the previous row, when comparable) and now. */
