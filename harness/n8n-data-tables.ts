@@ -1,6 +1,7 @@
 /**
  * n8n's Data Tables through its REST API, as the owner (the editor's own calls): the owner's
- * personal project, a table created (or found by name), rows inserted and read back. Both pinned
+ * personal project, a table created (or found by name), rows inserted and read back, a table
+ * renamed or deleted, a column removed or added (what a team does in the Data Tables tab). Both pinned
  * n8n versions serve `/rest/projects/:projectId/data-tables` (n8n's data-table module,
  * data-table.controller.js); only n8n 2.x's Data Table node finds a table by name.
  */
@@ -97,4 +98,43 @@ export async function readRows(session: OwnerSession, table: DataTable): Promise
 		rows.push(...data);
 		if (rows.length >= count || data.length === 0) return rows;
 	}
+}
+
+/** Renames a table, as its menu in the Data Tables tab does. */
+export async function renameTable(
+	session: OwnerSession,
+	table: DataTable,
+	name: string,
+): Promise<void> {
+	await call(session, 'PATCH', `/projects/${table.projectId}/data-tables/${table.id}`, { name });
+}
+
+/** Deletes a table and its rows. */
+export async function deleteTable(session: OwnerSession, table: DataTable): Promise<void> {
+	await call(session, 'DELETE', `/projects/${table.projectId}/data-tables/${table.id}`);
+}
+
+/** Removes a column (and its values) from a table, by the column's name. */
+export async function deleteColumn(
+	session: OwnerSession,
+	table: DataTable,
+	name: string,
+): Promise<void> {
+	const base = `/projects/${table.projectId}/data-tables/${table.id}/columns`;
+	const columns = await call<Array<{ id: string; name: string }>>(session, 'GET', base);
+	const column = columns.find((each) => each.name === name);
+	if (!column) throw new Error(`table ${table.name} has no column ${name}`);
+	await call(session, 'DELETE', `${base}/${column.id}`);
+}
+
+/** Adds a column to a table (at the end). */
+export async function addColumn(
+	session: OwnerSession,
+	table: DataTable,
+	column: { name: string; type: string },
+): Promise<void> {
+	await call(session, 'POST', `/projects/${table.projectId}/data-tables/${table.id}/columns`, {
+		name: column.name,
+		type: column.type,
+	});
 }

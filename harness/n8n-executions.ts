@@ -8,8 +8,9 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import {
+	exampleWorkflows,
 	freePort,
 	packTarball,
 	prepareN8n,
@@ -107,10 +108,31 @@ export function withWebhookTrigger(
 	};
 }
 
-/** Writes workflows into `dir` (one file each), for prepareN8n's `workflowsDir`. */
+/**
+ * The workflows and the examples they run as sub-workflows (an Execute Workflow node naming an
+ * example's id, as the review example runs examples/review-store.json), each once.
+ */
+export function withSubWorkflows(workflows: WorkflowJson[]): WorkflowJson[] {
+	const all = [...workflows];
+	const examples = exampleWorkflows();
+	for (let index = 0; index < all.length; index++)
+		for (const node of all[index].nodes) {
+			if (node.type !== 'n8n-nodes-base.executeWorkflow') continue;
+			const id = (node.parameters.workflowId as { value?: unknown } | undefined)?.value;
+			const example = examples.find((each) => each.id === id);
+			if (example && !all.some((each) => each.id === id))
+				all.push(readExample(basename(example.file)));
+		}
+	return all;
+}
+
+/**
+ * Writes workflows into `dir` (one file each), for prepareN8n's `workflowsDir`, with the examples
+ * they run as sub-workflows (withSubWorkflows).
+ */
 export function writeWorkflows(dir: string, workflows: WorkflowJson[]): string {
 	mkdirSync(dir, { recursive: true });
-	for (const workflow of workflows)
+	for (const workflow of withSubWorkflows(workflows))
 		writeFileSync(join(dir, `${workflow.id}.json`), JSON.stringify(workflow, null, 2));
 	return dir;
 }
@@ -142,9 +164,10 @@ export async function startN8nWithWorkflows(options: {
 		workflowsDir: writeWorkflows(join(options.work, 'workflows'), options.workflows),
 		port: await freePort(),
 	});
+	// Sub-workflows too: n8n 2.x runs a published one for a production execution.
 	publishWorkflows(
 		prepared,
-		options.workflows.map((workflow) => String(workflow.id)),
+		withSubWorkflows(options.workflows).map((workflow) => String(workflow.id)),
 	);
 	const n8n = await startN8n(prepared);
 	return { n8n, session: await ownerSession(n8n.url) };
@@ -346,4 +369,21 @@ export async function triggerWebhook(
 		await new Promise((resolveWait) => setTimeout(resolveWait, 250));
 	}
 	throw new Error(`no execution of ${workflowId} appeared ${timeoutMs} ms after its webhook`);
+}
+
+/**
+ * Retries a failed or crashed execution as the editor's *Retry → Retry with original workflow*
+ * does (n8n runs the failed node again on its saved input) and returns the new execution's id; the
+ * REST call answers once the retry has finished.
+ */
+export async function retryExecution(session: OwnerSession, id: string): Promise<string> {
+	const response = await fetch(`${session.url}/rest/executions/${id}/retry`, {
+		method: 'POST',
+		headers: { ...ownerHeaders(session), 'content-type': 'application/json' },
+		body: JSON.stringify({ loadWorkflow: false }),
+	});
+	const text = await response.text();
+	if (!response.ok)
+		throw new Error(`retrying execution ${id} answered ${response.status}: ${text}`);
+	return String((JSON.parse(text) as { data: { id: string } }).data.id);
 }

@@ -30,6 +30,7 @@ import {
 	readExample,
 	triggerWebhook,
 	waitForExecution,
+	withSubWorkflows,
 	writeWorkflows,
 	type Execution,
 	type OwnerSession,
@@ -59,9 +60,13 @@ const REVIEW_ID = 'dsExTicketReview';
 const AUDIT_ID = 'dsExTicketAudit';
 
 /** Examples that read or write n8n's Data Tables (not the review example: it waits for a person). */
+/** A sub-workflow (examples/review-store.json) runs when another example calls it, not alone. */
+const isSubWorkflow = (workflow: { nodes: Array<{ type: string }> }) =>
+	workflow.nodes.some((node) => node.type === 'n8n-nodes-base.executeWorkflowTrigger');
 const usesDataTables = (workflow: { id: string; nodes: Array<{ type: string }> }) =>
 	workflow.id !== REVIEW_ID &&
 	workflow.id !== AUDIT_ID &&
+	!isSubWorkflow(workflow) &&
 	workflow.nodes.some((node) => node.type === DATA_TABLE) &&
 	!waitsForAFile(workflow);
 /**
@@ -196,7 +201,10 @@ async function startedN8n(
 		workflowsDir: writeWorkflows(join(work, 'review-workflows'), [loop.workflow, ...tables]),
 		port: await freePort(),
 	});
-	publishWorkflows(prepared, [String(loop.workflow.id), ...tables.map((each) => String(each.id))]);
+	publishWorkflows(
+		prepared,
+		withSubWorkflows([loop.workflow, ...tables]).map((each) => String(each.id)),
+	);
 	let n8n: N8nInstance | undefined;
 	try {
 		n8n = await startN8n(prepared);
@@ -298,6 +306,7 @@ async function main(): Promise<void> {
 				each.id !== REVIEW_ID &&
 				each.id !== AUDIT_ID &&
 				!usesDataTables(each) &&
+				!isSubWorkflow(each) &&
 				!waitsForAFile(each),
 		);
 		for (const workflow of executable) {

@@ -7,9 +7,11 @@
  *   ticket goes to its team; a copy of each picked answer (a flat row) goes to the Audit output and
  *   into the Data Table `decision_audit_queue` (created on the first run, columns of src/answer/audit.ts).
  * - Flow B (every weekday at 9): up to 20 queued answers turned back into the items they were,
- *   reviewed by a person on one page (Review); each review stored in `decision_reviews` as the
- *   review example stores it (its nodes are copied from examples/ticket-routing-review.json), then
- *   its row leaves the queue. An answer not reviewed stays queued for the next drain.
+ *   reviewed by a person on one page (Review); each review stored in `decision_reviews` by the
+ *   review store's node (scripts/make-review-store.ts: an Upsert on review_id that fails the run
+ *   when the table refuses a row), then its row leaves the queue. A review not stored leaves
+ *   nothing; n8n's Retry of the red run stores it and empties its row. An answer not reviewed
+ *   stays queued for the next drain.
  *
  * The decision, the sample tickets, the store branch and the Outputs lists are read from the
  * review example, so the two stay alike. Run: npx tsx scripts/make-audit-example.ts
@@ -19,6 +21,7 @@ import { join } from 'node:path';
 import { AUDIT_QUEUE_COLUMNS } from '../src/answer/audit';
 import { LABELED_ROW_COLUMNS } from '../src/answer';
 import { dataTable, ensureTable, noOp, sticky, table, to, type Node } from './example-nodes';
+import { storeReviewNode } from './make-review-store';
 import {
 	AUDIT_OUTPUT_NAME,
 	ENTRY,
@@ -210,18 +213,15 @@ const flowB: Node[] = [
 	noOp(uuid(22), 'Stays in the queue (not reviewed)', [1400, Y - 120]),
 	copied('Reviewed by a person', 23, [1400, Y + 60]),
 	copied('Labeled row', 24, [1620, Y + 60]),
-	copied('Once per review', 25, [1840, Y + 60]),
-	{
-		...copied('Store review', 26, [2060, Y + 60]),
-		// A review not stored must stay in the queue: the run stops here, nothing leaves the queue.
-		onError: undefined,
-	},
+	// The review example's store, in this run: a review not stored fails it here, so nothing leaves
+	// the queue; n8n's Retry stores the same reviews (once, by review_id), then they leave it.
+	storeReviewNode(uuid(26), [1840, Y + 60]),
 	{
 		id: uuid(27),
 		name: 'Leave the queue',
 		type: dataTable,
 		typeVersion: 1.1,
-		position: [2280, Y + 60],
+		position: [2060, Y + 60],
 		parameters: {
 			resource: 'row',
 			operation: 'deleteRows',
@@ -278,8 +278,7 @@ export const auditExample = {
 			],
 		},
 		'Reviewed by a person': { main: [to('Labeled row')] },
-		'Labeled row': { main: [to('Once per review')] },
-		'Once per review': { main: [to('Store review')] },
+		'Labeled row': { main: [to('Store review')] },
 		'Store review': { main: [to('Leave the queue')] },
 	},
 	settings: { executionOrder: 'v1' },

@@ -4,8 +4,8 @@
  * person; each page is reviewed through its own link (both sent at the same moment), and each
  * resumed execution runs on a worker. One execution's link with the other's signature is refused.
  * Each review is stored once in the Data Table `decision_reviews` (the table picked by name, the
- * workers' Remove Duplicates history in n8n's database): one row per reviewed ticket, and a classify
- * review with two labels, on two outputs of Review, one row.
+ * store sub-workflow run on the worker, an Upsert on `review_id`): one row per reviewed ticket, and a
+ * classify review with two labels, on two outputs of Review, one row.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,6 +45,7 @@ import {
 	type Row,
 } from '../../harness/n8n-data-tables';
 import { LABELED_ROW_COLUMNS } from '../../src/answer';
+import { STORE_WORKFLOW } from '../../scripts/make-review-store';
 import { LABEL_MESSAGES, STORE_BRANCH, classifyReviewWorkflow } from '../support/review-store';
 import type { SandboxExchange } from '../../sandbox/server';
 import {
@@ -119,7 +120,8 @@ beforeAll(async () => {
 			review.workflow,
 			classifyReviewWorkflow(CLASSIFY, await sb.client(KEY).getDecision('content-labels')),
 		]),
-		activate: [WORKFLOW_ID, CLASSIFY.id],
+		// The store sub-workflow too (examples/review-store.json): n8n 2.x runs its published version.
+		activate: [WORKFLOW_ID, CLASSIFY.id, STORE_WORKFLOW.id],
 		workers: WORKERS,
 		concurrency: 1,
 	});

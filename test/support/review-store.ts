@@ -1,6 +1,6 @@
 /**
  * The review example's store branch (examples/ticket-routing-review.json: *Reviewed by a person* →
- * *Labeled row* → *Once per review* → *Store review*) in workflows of a test's own: a classify
+ * *Labeled row* → *Store reviews*, which runs examples/review-store.json) in workflows of a test's own: a classify
  * decision reviewed by a person, its label outputs wired to the branch as docs/quality-watch.md
  * says; and the branch alone fed by a webhook, a copy of each item per label it holds (as Review
  * puts a classify review on each picked label's output), for n8n 1.x where Review cannot wait.
@@ -10,33 +10,39 @@ import { CREDENTIAL_ID, CREDENTIAL_NAME, NODE_TYPE, outputNamesOf } from '../../
 import { readExample, type WorkflowJson } from '../../harness/n8n-executions';
 import { MESSAGE_NODE } from '../../harness/n8n-review';
 import { forReview, freshOutputsList } from '../../nodes/DecisionService/outputs/list';
+import { STORE_EXAMPLE } from '../../scripts/make-review-store';
 
 /** The example's store branch, in order; the first takes every answer output's items. */
-export const STORE_BRANCH = [
-	'Reviewed by a person',
-	'Labeled row',
-	'Once per review',
-	'Store review',
-];
+export const STORE_BRANCH = ['Reviewed by a person', 'Labeled row', 'Store reviews'];
+/** The node of the store sub-workflow (examples/review-store.json) that stores the rows. */
 export const STORE_NODE = 'Store review';
-export const ONCE_NODE = 'Once per review';
 
 type Node = WorkflowJson['nodes'][number] & Record<string, unknown>;
 
+/** examples/review-store.json, the sub-workflow the branch's last node runs (n8n 2.x). */
+export function storeWorkflow(): WorkflowJson {
+	return readExample(STORE_EXAMPLE);
+}
+
 /**
- * The example's store branch, its nodes as shipped; `tableId` (an expression or an id) replaces
- * the table picked by name (n8n 1.x's Data Table node finds a table by its id only).
+ * The example's store branch, its nodes as shipped. With `tableId` (an expression or an id: n8n
+ * 1.x's Data Table node finds a table by its id only) its last node is the sub-workflow's own
+ * *Store review* in its place, the table picked by that id, since the sub-workflow cannot see the
+ * caller's items.
  */
 export function storeBranch(tableId?: string): Node[] {
 	const example = readExample('ticket-routing-review.json');
 	return STORE_BRANCH.map((name) => {
 		const node = example.nodes.find((each) => each.name === name);
 		if (!node) throw new Error(`ticket-routing-review.json has no node "${name}"`);
-		if (name !== STORE_NODE || tableId === undefined) return node;
+		if (name !== STORE_BRANCH[2] || tableId === undefined) return node;
+		const store = storeWorkflow().nodes.find((each) => each.name === STORE_NODE)!;
 		return {
-			...node,
+			...store,
+			name,
+			position: (node as Node).position,
 			parameters: {
-				...node.parameters,
+				...store.parameters,
 				dataTableId: { __rl: true, mode: 'id', value: tableId },
 			},
 		};
