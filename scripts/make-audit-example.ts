@@ -6,7 +6,8 @@
  * - Flow A (Run example): the sample tickets routed by *Route ticket* with Audit Share 20 %; each
  *   ticket goes to its team; a copy of each picked answer (a flat row) goes to the Audit output and
  *   into the Data Table `decision_audit_queue` (created on the first run, columns of src/answer/audit.ts).
- * - Flow B (every weekday at 9): up to 20 queued answers turned back into the items they were,
+ * - Flow B (every weekday at 9; its trigger shipped switched off, so that the editor's main button
+ *   runs Flow A): up to 20 queued answers turned back into the items they were,
  *   reviewed by a person on one page (Review); each review stored in `decision_reviews` by the
  *   review store's node (scripts/make-review-store.ts: an Upsert on review_id that fails the run
  *   when the table refuses a row), then its row leaves the queue. A review not stored leaves
@@ -153,6 +154,8 @@ const message: Node = {
 
 const DRAIN_NOTE = [
 	'## A person checks the sample',
+	'*Every weekday at 9* comes switched off, so that the main button runs *Run example*: select it and press **D** to switch it on, to try this part or before you publish.',
+	'',
 	`Every weekday at 9, *Queued answers* takes up to **${DRAIN_LIMIT}** rows of **${QUEUE_TABLE}**; *The item to review* turns each back into the ticket and its answer; the review page opens from **Message for reviewers** (its field \`n8n_review_page\`).`,
 	'',
 	`Each review is stored in **${REVIEWS_TABLE}** with \`stratum\` = audited and its \`audit_share\`, then its row **leaves the queue**. An answer left for later stays queued for the next day.`,
@@ -172,6 +175,10 @@ const flowB: Node[] = [
 		parameters: {
 			rule: { interval: [{ field: 'weeks', triggerAtDay: [1, 2, 3, 4, 5], triggerAtHour: 9 }] },
 		},
+		// Shipped off: n8n's main button starts from the trigger its editor ranks first, and it ranks a
+		// schedule above a manual trigger (n8n-editor-ui 2.41.1); off, the button runs Run example, as
+		// docs/audit.md begins. Switched on (D) to try this part, or before the workflow is published.
+		disabled: true,
 	},
 	ensureTable(uuid(15), 'Reviews table', REVIEWS_TABLE, LABELED_ROW_COLUMNS, [220, Y]),
 	// The queue may not exist yet (no answer picked so far): an empty one, not a failed run.

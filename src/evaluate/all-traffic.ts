@@ -1,26 +1,31 @@
-// Accuracy over all traffic, from the reviewed rows that say why a person saw them (issue 37):
-// `doubtful` rows (Decide sent every such item to review: each stands for itself) and `audited`
-// rows (a confident answer picked at Decide's Audit Share: each stands for 1/share items).
-// Horvitz–Thompson, post-stratified by stratum and distinct share: W_h = N̂_h / Σ N̂, the value and
-// its 95 % interval from stats.ts `stratifiedProportion`. Pure. docs/evaluate.md says it in words.
+// Accuracy over all traffic, from the reviewed rows that say why a person saw them (issues 37, 43):
+// `doubtful` rows (Decide sent the item to Uncertain or Pending Review) and `audited` rows (a
+// confident answer picked at Decide's Audit Share). Each stratum stands for a population: the
+// doubtful items, counted (reviewed rows + the rows Review wrote `not_reviewed`), and the confident
+// answers, estimated (picked rows / share). A reviewed row weighs its population over its reviewed
+// rows: the unreviewed items are taken to be like the reviewed ones. The value and its 95 % interval
+// are stats.ts `weighedRate` (linearised variance, Clopper–Pearson on an effective sample size).
+// Pure. docs/evaluate.md says it in words; bench/audit-coverage.ts measures the interval's promise.
 //
 // Rules (test/unit/evaluate-all-traffic.test.ts checks each one):
 // - A row is right by its answer, or on a doubtful run by the machine's guess (`rightOf`, the rule
-//   the doubtful items' table and the quality watch use); a row with neither is left out.
+//   the doubtful items' table and the quality watch use). A row with neither (a tie with no
+//   suggestion) is counted as not answered right, and counted apart (`noGuess`).
 // - A row with no stratum (empty, missing) was added by hand: not a sample of traffic, left out.
 // - The stratum and the share are untrusted cells: a stratum other than the two, or an audited
 //   row whose share is not a number in (0, 1], is left out and counted, never a crash.
-// - No audited row in the estimate: no figure (null) and the reason, in the words the
-//   recommendations use ("not enough items yet (0 audited; about 140 needed …)").
+// - Fewer than MIN_AUDITED audited rows, or doubtful items with none reviewed: no figure (null)
+//   and the reason, in the words the recommendations use ("not enough items yet (3 audited; …)").
 import type {
 	AllTrafficMetrics,
 	ConfidentAccuracy,
 	ItemOutcome,
+	RateInterval,
 	ScoredItem,
 	TrafficStratum,
 } from './metrics-types';
-import { itemsNeeded, stratifiedProportion } from './stats';
-import { REPORT_LEVEL, rateInterval, ratio } from './tables';
+import { itemsNeeded, weighedRate } from './stats';
+import { REPORT_LEVEL } from './tables';
 
 /** Right by its answer, or (a doubtful item) by the machine's guess; null: neither to judge. */
 export const rightOf = (outcome: ItemOutcome): boolean | null =>
@@ -39,12 +44,21 @@ export function roughly(count: number): number {
 /** The half-width the "about M needed" of an all-traffic figure is for: ± 5 points. */
 export const ALL_TRAFFIC_HALF_WIDTH = 0.05;
 
+/**
+ * Audited rows a figure needs: below, its interval spans tens of points (10 of 10 right: 69–100 %)
+ * and the report says "not enough items yet" instead (bench/audit-coverage.ts: coverage per cell).
+ */
+export const MIN_AUDITED = 10;
+
+/** Where a row is placed, by its own cells: the stratum a reviewed or not-reviewed row counts in. */
+export type StratumCells = Pick<ScoredItem, 'stratum' | 'auditShare'>;
+
 type Placed =
 	| { in: true; key: string; stratum: 'doubtful' | 'audited'; share: number | null }
 	| { in: false; why: 'handAdded' | 'badStratum' | 'badShare' };
 
 /** Where a row goes: its stratum (and share), or why it is left out. */
-function placeOf(item: ScoredItem): Placed {
+function placeOf(item: StratumCells): Placed {
 	const stratum = item.stratum;
 	if (stratum === undefined || stratum === null || stratum === '')
 		return { in: false, why: 'handAdded' };
@@ -56,136 +70,139 @@ function placeOf(item: ScoredItem): Placed {
 	return { in: true, key: `audited:${share}`, stratum, share };
 }
 
-/**
- * The audited rows' accuracy: a plain rate (Wilson) when every row was picked at one share; after a
- * change of Audit Share, each share's rows weighed by the answers they stand for, so a period
- * audited at 20 % does not outweigh a longer one at 5 %.
- */
-function confidentOf(
-	audited: readonly TrafficStratum[],
-): Pick<ConfidentAccuracy, 'accuracy' | 'accuracyInterval'> {
-	const rows = audited.reduce((sum, s) => sum + s.rows, 0);
-	const right = audited.reduce((sum, s) => sum + s.right, 0);
-	if (audited.length <= 1)
-		return { accuracy: ratio(right, rows), accuracyInterval: rateInterval(right, rows) };
-	return weighedRate(audited);
-}
-
-/** A rate over strata, each weighed by the answers it stands for, with its 95 % interval. */
-function weighedRate(
-	strata: readonly TrafficStratum[],
-): Pick<AllTrafficMetrics, 'accuracy' | 'accuracyInterval'> {
-	const estimate = stratifiedProportion(
-		strata.map((s) => ({ successes: s.right, n: s.rows, weight: s.standsFor })),
-		REPORT_LEVEL,
-	);
-	return {
-		accuracy: estimate.value,
-		accuracyInterval: {
-			low: estimate.low,
-			high: estimate.high,
-			n: estimate.n,
-			level: estimate.level,
-		},
-	};
-}
-
 type LeftOut = Omit<AllTrafficMetrics['leftOut'], 'total'>;
 
+/** The stratum of a placed row, made on first use. */
+function stratumFor(
+	strata: Map<string, TrafficStratum>,
+	placed: Extract<Placed, { in: true }>,
+): TrafficStratum {
+	let stratum = strata.get(placed.key);
+	if (!stratum) {
+		stratum = {
+			stratum: placed.stratum,
+			auditShare: placed.share,
+			rows: 0,
+			right: 0,
+			noGuess: 0,
+			notReviewed: 0,
+			standsFor: 0,
+			weight: 0,
+		};
+		strata.set(placed.key, stratum);
+	}
+	return stratum;
+}
+
 /**
- * The judged rows grouped by why a person saw them (doubtful, or audited at one share), each
- * weighed by the answers it stands for; rows that cannot be placed, counted by why.
+ * The reviewed rows grouped by why a person saw them (doubtful, or audited at one share), with the
+ * items of each nobody reviewed; each stratum's population (standsFor) and weight. Rows that cannot
+ * be placed, counted by why.
  */
 function strataOf(
 	items: readonly ScoredItem[],
 	outcomes: readonly ItemOutcome[],
+	notReviewed: readonly StratumCells[],
 ): { list: TrafficStratum[]; leftOut: LeftOut; total: number } {
-	const leftOut = { handAdded: 0, badStratum: 0, badShare: 0, notJudged: 0 };
+	const leftOut = { handAdded: 0, badStratum: 0, badShare: 0 };
 	const strata = new Map<string, TrafficStratum>();
 	items.forEach((item, at) => {
 		const placed = placeOf(item);
-		if (!placed.in) {
-			leftOut[placed.why] += 1;
-			return;
-		}
+		if (!placed.in) return void (leftOut[placed.why] += 1);
+		const stratum = stratumFor(strata, placed);
 		const right = rightOf(outcomes[at]);
-		if (right === null) {
-			leftOut.notJudged += 1;
-			return;
-		}
-		let stratum = strata.get(placed.key);
-		if (!stratum) {
-			stratum = {
-				stratum: placed.stratum,
-				auditShare: placed.share,
-				rows: 0,
-				right: 0,
-				standsFor: 0,
-				weight: 0,
-			};
-			strata.set(placed.key, stratum);
-		}
 		stratum.rows += 1;
 		if (right) stratum.right += 1;
+		if (right === null) stratum.noGuess += 1;
 	});
+	for (const row of notReviewed) {
+		const placed = placeOf(row);
+		if (placed.in) stratumFor(strata, placed).notReviewed += 1;
+	}
 	// Doubtful first, then the audited strata by share, largest first.
 	const list = [...strata.values()].sort((a, b) => (b.auditShare ?? 2) - (a.auditShare ?? 2));
-	for (const stratum of list)
-		stratum.standsFor =
-			stratum.auditShare === null ? stratum.rows : stratum.rows / stratum.auditShare;
+	for (const s of list) s.standsFor = (s.rows + s.notReviewed) / (s.auditShare ?? 1);
 	const total = list.reduce((sum, s) => sum + s.standsFor, 0);
-	for (const stratum of list) stratum.weight = total > 0 ? stratum.standsFor / total : 0;
+	for (const s of list) s.weight = total > 0 ? s.standsFor / total : 0;
 	return { list, leftOut, total };
 }
 
-/** The accuracy over all traffic (strata weighed), only once a row was audited. */
-function weighedAccuracy(
-	list: readonly TrafficStratum[],
-	auditedRows: number,
-): Pick<AllTrafficMetrics, 'accuracy' | 'accuracyInterval'> {
-	if (!auditedRows) return { accuracy: null, accuracyInterval: null };
-	return weighedRate(list);
+/** The weighed rate of some strata and its interval, or nulls when a stratum has no row. */
+function rateOf(strata: readonly TrafficStratum[]): {
+	accuracy: number | null;
+	accuracyInterval: RateInterval | null;
+} {
+	if (!strata.length) return { accuracy: null, accuracyInterval: null };
+	const estimate = weighedRate(
+		strata.map((s) => ({
+			rows: s.rows,
+			right: s.right,
+			population: s.standsFor,
+			share: s.auditShare ?? 1,
+		})),
+		REPORT_LEVEL,
+	);
+	if (estimate.value === null) return { accuracy: null, accuracyInterval: null };
+	const { low, high, n, level } = estimate;
+	return { accuracy: estimate.value, accuracyInterval: { low, high, n, level } };
+}
+
+/** Why there is no figure yet, or null: too few audited rows, or a stratum with none reviewed. */
+function reasonOf(list: readonly TrafficStratum[], target: number): string | null {
+	const audited = list.filter((s) => s.stratum === 'audited').reduce((sum, s) => sum + s.rows, 0);
+	if (audited < MIN_AUDITED) {
+		// The target is the caller's: a nonsense one (1.01, NaN) must not stop the evaluation.
+		const around = Number.isFinite(target) ? Math.min(1, Math.max(0, target)) : 0.5;
+		const plusMinus5 = roughly(itemsNeeded(ALL_TRAFFIC_HALF_WIDTH, around, REPORT_LEVEL));
+		return `${NOT_YET} (${audited} audited; at least ${MIN_AUDITED} needed for a figure, about ${plusMinus5} for ± 5 points)`;
+	}
+	const unseen = list.find((s) => s.rows === 0);
+	if (!unseen) return null;
+	const which =
+		unseen.auditShare === null ? 'doubtful' : `audited (at ${unseen.auditShare * 100} %)`;
+	return `${NOT_YET} (none of the ${unseen.notReviewed} ${which} items reviewed)`;
 }
 
 /**
  * The estimate over all traffic and the confident answers' accuracy. `outcomes[i]` judges
- * `items[i]`; `target`: the accuracy a figure is about (for how many audited rows are needed).
+ * `items[i]`; `target`: the accuracy a figure is about (for how many audited rows are needed);
+ * `notReviewed`: the rows of items nobody reviewed (status `not_reviewed`), by their stratum.
  */
 export function allTrafficOf(
 	items: readonly ScoredItem[],
 	outcomes: readonly ItemOutcome[],
 	target: number,
+	notReviewed: readonly StratumCells[] = [],
 ): { allTraffic: AllTrafficMetrics; confidentAccuracy: ConfidentAccuracy } {
-	const { list, leftOut, total } = strataOf(items, outcomes);
+	const { list, leftOut, total } = strataOf(items, outcomes, notReviewed);
 	const of = (name: 'doubtful' | 'audited', pick: (s: TrafficStratum) => number) =>
 		list.filter((s) => s.stratum === name).reduce((sum, s) => sum + pick(s), 0);
-	const audited = { rows: of('audited', (s) => s.rows), right: of('audited', (s) => s.right) };
-	// The target is the caller's: a nonsense one (1.01, NaN) must not stop the evaluation.
-	const around = Number.isFinite(target) ? Math.min(1, Math.max(0, target)) : 0.5;
-	const reason = audited.rows
-		? null
-		: `${NOT_YET} (0 audited; about ${roughly(itemsNeeded(ALL_TRAFFIC_HALF_WIDTH, around, REPORT_LEVEL))} needed for ± 5 points)`;
+	const audited = list.filter((s) => s.stratum === 'audited');
+	const reason = reasonOf(list, target);
+	const none = { accuracy: null, accuracyInterval: null };
 	return {
 		allTraffic: {
-			...weighedAccuracy(list, audited.rows),
+			...(reason ? none : rateOf(list)),
 			reason,
-			rows: { doubtful: of('doubtful', (s) => s.rows), audited: audited.rows },
+			rows: { doubtful: of('doubtful', (s) => s.rows), audited: of('audited', (s) => s.rows) },
+			notReviewed: {
+				doubtful: of('doubtful', (s) => s.notReviewed),
+				audited: of('audited', (s) => s.notReviewed),
+			},
+			noGuess: of('doubtful', (s) => s.noGuess) + of('audited', (s) => s.noGuess),
 			standsFor: {
 				doubtful: of('doubtful', (s) => s.standsFor),
 				audited: of('audited', (s) => s.standsFor),
 				total,
 			},
 			strata: list,
-			leftOut: {
-				...leftOut,
-				total: leftOut.handAdded + leftOut.badStratum + leftOut.badShare + leftOut.notJudged,
-			},
+			leftOut: { ...leftOut, total: leftOut.handAdded + leftOut.badStratum + leftOut.badShare },
 		},
 		confidentAccuracy: {
-			...confidentOf(list.filter((s) => s.stratum === 'audited')),
-			right: audited.right,
-			n: audited.rows,
-			reason,
+			...(of('audited', (s) => s.rows) < MIN_AUDITED ? none : rateOf(audited)),
+			right: of('audited', (s) => s.right),
+			n: of('audited', (s) => s.rows),
+			reason: of('audited', (s) => s.rows) < MIN_AUDITED ? reason : null,
 		},
 	};
 }

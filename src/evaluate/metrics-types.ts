@@ -37,6 +37,12 @@ export interface EvaluateOptions {
 	targetAccuracy?: number;
 	/** The decision's confidence threshold: the doubtful items' table lists the thresholds below it. */
 	confidenceThreshold?: number;
+	/**
+	 * The items nobody reviewed (rows Review wrote with status `not_reviewed`), by their own
+	 * `stratum` and `audit_share` cells: not scored, they are the rest of their stratum's population
+	 * in the accuracy over all traffic (all-traffic.ts).
+	 */
+	notReviewed?: ReadonlyArray<Pick<ScoredItem, 'stratum' | 'auditShare'>>;
 }
 
 /**
@@ -195,50 +201,67 @@ export interface DoubtfulMetrics {
 /** The rows of one stratum of the all-traffic estimate (src/evaluate/all-traffic.ts). */
 export interface TrafficStratum {
 	stratum: 'doubtful' | 'audited';
-	/** audited: the share its rows were picked at; null: doubtful (every such item is reviewed). */
+	/** audited: the share its rows were picked at; null: doubtful (the items are counted). */
 	auditShare: number | null;
-	/** Rows in the estimate, and of those the right ones (by answer, or by guess on a doubtful run). */
+	/** Reviewed rows in the estimate, and of those the right ones (by answer, or by guess on a doubtful run). */
 	rows: number;
 	right: number;
-	/** The traffic its rows stand for, N̂_h: the rows (doubtful), or rows / share (audited). */
+	/** Of `rows`, those with no answer and no guess (a tie with no suggestion): counted as not right. */
+	noGuess: number;
+	/** Items of the stratum nobody reviewed (rows with status `not_reviewed`): in its population, not scored. */
+	notReviewed: number;
+	/**
+	 * The items it stands for, N_h: doubtful, counted (rows + notReviewed); audited, estimated
+	 * ((rows + notReviewed) / share). Each reviewed row weighs N_h / rows.
+	 */
 	standsFor: number;
-	/** Its share of the traffic, W_h = N̂_h / Σ N̂. */
+	/** Its share of the traffic, W_h = N_h / Σ N. */
 	weight: number;
 }
 
 /**
- * The machine's accuracy over all traffic, estimated from the doubtful and audited rows
- * (Horvitz–Thompson, post-stratified by share; interval from stats.ts `stratifiedProportion`).
+ * The machine's accuracy over all traffic, estimated from the doubtful and audited rows: each
+ * stratum weighed by the items it stands for; interval from stats.ts `weighedRate` (linearised
+ * variance, Clopper–Pearson on an effective sample size).
  */
 export interface AllTrafficMetrics {
-	/** null when no audited row is in the estimate (see `reason`). */
+	/** null until the data supports a figure (see `reason`). */
 	accuracy: number | null;
-	/** Its 95 % interval; `n`: the rows in the estimate. */
+	/** Its 95 % interval; `n`: the reviewed rows in the estimate. */
 	accuracyInterval: RateInterval | null;
-	/** Why there is no figure: "not enough items yet (0 audited; about 140 needed for ± 5 points)". */
+	/**
+	 * Why there is no figure: "not enough items yet (3 audited; at least 10 needed for a figure,
+	 * about 140 for ± 5 points)", or "… (none of the 12 doubtful items reviewed)".
+	 */
 	reason: string | null;
-	/** Rows in the estimate per stratum. */
+	/** Reviewed rows in the estimate per stratum. */
 	rows: { doubtful: number; audited: number };
-	/** The traffic they stand for (N̂), per stratum and in all. */
+	/** Items nobody reviewed (status `not_reviewed`), per stratum: the reviewed rows stand for them. */
+	notReviewed: { doubtful: number; audited: number };
+	/** Reviewed rows with no answer and no guess (ties with no suggestion), counted as not right. */
+	noGuess: number;
+	/** The traffic they stand for (N), per stratum and in all. */
 	standsFor: { doubtful: number; audited: number; total: number };
 	/** Doubtful first, then one per distinct audit share, largest first. */
 	strata: TrafficStratum[];
 	/**
 	 * Rows left out: `handAdded` (no stratum), `badStratum` (not doubtful or audited), `badShare`
-	 * (an audited row whose share is not a number in (0, 1]), `notJudged` (no answer, no guess).
+	 * (an audited row whose share is not a number in (0, 1]).
 	 */
 	leftOut: {
 		handAdded: number;
 		badStratum: number;
 		badShare: number;
-		notJudged: number;
 		total: number;
 	};
 }
 
-/** The audited rows: how often an answer that went straight to its output is right (Wilson). */
+/**
+ * The audited rows: how often an answer that went straight to its output is right (Clopper–Pearson
+ * at one Audit Share; after a change of share, the shares weighed as `AllTrafficMetrics`).
+ */
 export interface ConfidentAccuracy {
-	/** right / n at one Audit Share; after a change of share, each share weighed by the answers it stands for. Null when no audited row (see `reason`). */
+	/** right / n at one Audit Share; after a change of share, each share weighed by the answers it stands for. Null below MIN_AUDITED rows (see `reason`). */
 	accuracy: number | null;
 	accuracyInterval: RateInterval | null;
 	right: number;

@@ -18,7 +18,8 @@
 //   when the rate is. A recommended threshold is one the data supports: the interval's lower
 //   bound of the kept answers' accuracy reaches the target (tables.ts `supports`).
 // - Accuracy over all traffic weighs the doubtful and audited rows by the traffic they stand for
-//   (all-traffic.ts); a row is right by its answer, or on a doubtful run by its guess (`rightOf`).
+//   (all-traffic.ts, with the items nobody reviewed: `notReviewed`); a row is right by its answer,
+//   or on a doubtful run by its guess (`rightOf`); a row with neither counts as not right.
 // - An expected answer the decision does not know fails that item (a problem naming the item's
 //   index, the key and the decision's keys); the other items are still evaluated.
 
@@ -151,7 +152,12 @@ function commonMetricsOf(
 	const targetAccuracy = options.targetAccuracy ?? DEFAULT_TARGET_ACCURACY;
 	const fresh = outcomes.filter((o) => o.charged > 0).length;
 	const scoredItems = judged.map(({ outcome }) => items[outcome.index]);
-	const { allTraffic, confidentAccuracy } = allTrafficOf(scoredItems, outcomes, targetAccuracy);
+	const { allTraffic, confidentAccuracy } = allTrafficOf(
+		scoredItems,
+		outcomes,
+		targetAccuracy,
+		options.notReviewed,
+	);
 	return {
 		...ratesOf(judged),
 		engines: tally(judged.map(({ outcome }) => items[outcome.index].run.engine ?? null)),

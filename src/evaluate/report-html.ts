@@ -19,6 +19,7 @@ import type {
 import {
 	NOT_YET,
 	allTrafficBasis,
+	allTrafficCoverage,
 	hasStrata,
 	notYetCounts,
 	rateWords,
@@ -189,10 +190,10 @@ function strataTable(metrics: Metrics): string {
 	const rows = strata
 		.map(
 			(s) =>
-				`<tr><td>${s.stratum === 'doubtful' ? 'Doubtful (every one reviewed)' : `Audited at ${formatRate(s.auditShare)}`}</td><td>${s.rows}</td><td>${s.right}</td><td>${formatNumber(s.standsFor, 1)}</td><td>${formatRate(s.weight)}</td></tr>`,
+				`<tr><td>${s.stratum === 'doubtful' ? 'Doubtful' : `Audited at ${formatRate(s.auditShare)}`}</td><td>${s.rows}</td><td>${s.right}</td><td>${s.notReviewed}</td><td>${formatNumber(s.standsFor, 1)}</td><td>${formatRate(s.weight)}</td></tr>`,
 		)
 		.join('');
-	return `<h2>Accuracy over all traffic</h2><div class="scroll"><table class="strata"><thead><tr><th>Why a person saw it</th><th>Rows</th><th>Right</th><th>Stands for (items)</th><th>Weight</th></tr></thead><tbody>${rows}</tbody></table></div><p class="note">A doubtful row stands for itself (Decide sends every doubtful item to review); ${auditedRowWords(strata)}. Each row's accuracy is weighed by the traffic it stands for; the 95% interval grows with the weight of the groups that have few rows. Rows left out: ${leftOut.total} (${leftOut.handAdded} added by hand, ${leftOut.badStratum} with an unknown stratum, ${leftOut.badShare} with a bad audit share, ${leftOut.notJudged} with nothing to score).</p>`;
+	return `<h2>Accuracy over all traffic</h2><div class="scroll"><table class="strata"><thead><tr><th>Why a person saw it</th><th>Reviewed</th><th>Right</th><th>Not reviewed</th><th>Stands for (items)</th><th>Weight</th></tr></thead><tbody>${rows}</tbody></table></div><p class="note">The doubtful items are counted (reviewed and not reviewed); the confident answers are estimated from the audited ones (${auditedRowWords(strata)}). A group's reviewed rows stand for all its items: the ones nobody reviewed are taken to be like them. A row with no guess (a tie with no suggestion) counts as not answered right. The 95% interval grows with the weight of the groups that have few rows.${escapeHtml(allTrafficCoverage(metrics))} Rows left out: ${leftOut.total} (${leftOut.handAdded} added by hand, ${leftOut.badStratum} with an unknown stratum, ${leftOut.badShare} with a bad audit share).</p>`;
 }
 
 function headline(metrics: Metrics, summary: Summary): string {

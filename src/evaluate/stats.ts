@@ -8,6 +8,9 @@
 // - twoProportionTest: recent rows against earlier rows (pooled z, two-sided p-value).
 // - mcnemarExact: two versions on the same rows (exact binomial test on the discordant pairs).
 // - stratifiedProportion: a rate over strata weighted by their share of traffic, with its interval.
+// - logGamma / betaCdf / betaQuantile / clopperPearson: the exact (Clopper–Pearson) interval.
+// - weighedRate: a rate over sampled strata (the accuracy over all traffic): linearised variance,
+//   Clopper–Pearson on an effective sample size (Korn & Graubard).
 // - itemsNeeded / itemsNeededToReach: how many items a figure needs to be this sure.
 //
 // Bad input (a negative count, more successes than items, a level outside (0, 1)) throws a
@@ -583,4 +586,174 @@ export function stratifiedDifference(
 		high: d + Math.hypot(recent.high - r, value - earlier.low),
 		weights,
 	};
+}
+
+/** Lanczos' coefficients for g = 671/128, 14 terms (Numerical Recipes, 3rd ed., §6.1). */
+const GAMMA_TERMS = [
+	57.15623566586292, -59.59796035547549, 14.136097974741746, -0.4919138160976202,
+	3.399464998481189e-5, 4.652362892704858e-5, -9.837447530487956e-5, 1.580887032249125e-4,
+	-2.1026444172410488e-4, 2.1743961811521265e-4, -1.643181065367639e-4, 8.441822398385275e-5,
+	-2.6190838401581408e-5, 3.6899182659531625e-6,
+];
+
+/** ln Γ(x) for x > 0, by Lanczos' approximation: about 1e-15 relative. */
+export function logGamma(x: number): number {
+	if (!(x > 0)) throw new RangeError(`x must be above 0, got ${x}.`);
+	let y = x;
+	const t = x + 5.2421875;
+	let series = 0.9999999999999971;
+	for (const term of GAMMA_TERMS) series += term / ++y;
+	return (x + 0.5) * Math.log(t) - t + Math.log((2.5066282746310007 * series) / x);
+}
+
+/** The continued fraction of the incomplete beta function (modified Lentz), for x < (a+1)/(a+b+2). */
+function betaFraction(x: number, a: number, b: number): number {
+	const tiny = 1e-300;
+	let c = 1;
+	let d = 1 - ((a + b) * x) / (a + 1);
+	d = Math.abs(d) < tiny ? 1 / tiny : 1 / d;
+	let h = d;
+	for (let m = 1; m <= 100000; m++) {
+		const m2 = 2 * m;
+		for (const term of [
+			(m * (b - m) * x) / ((a + m2 - 1) * (a + m2)),
+			(-(a + m) * (a + b + m) * x) / ((a + m2) * (a + m2 + 1)),
+		]) {
+			d = 1 + term * d;
+			d = Math.abs(d) < tiny ? 1 / tiny : 1 / d;
+			c = 1 + term / c;
+			c = Math.abs(c) < tiny ? tiny : c;
+			h *= d * c;
+		}
+		if (Math.abs(d * c - 1) < 1e-15) break;
+	}
+	return h;
+}
+
+/**
+ * The regularised incomplete beta function I_x(a, b) = P(X ≤ x) for X ~ Beta(a, b), a, b > 0:
+ * the continued fraction of Numerical Recipes (§6.4), on the side where it converges fast.
+ */
+export function betaCdf(x: number, a: number, b: number): number {
+	if (!(a > 0 && b > 0)) throw new RangeError(`a and b must be above 0, got ${a} and ${b}.`);
+	if (!(x > 0)) return 0;
+	if (x >= 1) return 1;
+	const front = Math.exp(
+		logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log1p(-x),
+	);
+	return x < (a + 1) / (a + b + 2)
+		? (front * betaFraction(x, a, b)) / a
+		: 1 - (front * betaFraction(1 - x, b, a)) / b;
+}
+
+/** The p-quantile of Beta(a, b): bisection on betaCdf to 1e-12 (the calls are few). */
+export function betaQuantile(p: number, a: number, b: number): number {
+	checkProportion('p', p);
+	if (p === 0) return 0;
+	if (p === 1) return 1;
+	let low = 0;
+	let high = 1;
+	for (let step = 0; step < 200 && high - low > 1e-13; step++) {
+		const mid = (low + high) / 2;
+		if (betaCdf(mid, a, b) < p) low = mid;
+		else high = mid;
+	}
+	return (low + high) / 2;
+}
+
+/**
+ * The Clopper–Pearson ("exact") interval of `successes` out of `n`: the Beta(x, n − x + 1) and
+ * Beta(x + 1, n − x) quantiles at (1 − level)/2 and (1 + level)/2; 0 and 1 at the ends. It holds
+ * its level for every n and every true rate (at the price of some width), where Wilson's dips
+ * under it near 0 and 1 with few items. Counts may be fractional (an effective sample size).
+ */
+export function clopperPearson(
+	successes: number,
+	n: number,
+	level: number = DEFAULT_LEVEL,
+): ProportionInterval {
+	checkCounts(successes, n);
+	checkLevel(level);
+	const value = n > 0 ? successes / n : null;
+	if (n === 0) return { value, low: 0, high: 1, n, successes, level };
+	const tail = (1 - level) / 2;
+	const low = successes <= 0 ? 0 : betaQuantile(tail, successes, n - successes + 1);
+	const high = successes >= n ? 1 : betaQuantile(1 - tail, successes + 1, n - successes);
+	return { value, low, high, n, successes, level };
+}
+
+/** One stratum of a weighed sample: its reviewed rows, the right ones, the items it stands for. */
+export interface SampledStratum {
+	/** Rows reviewed (the sample) and right among them. */
+	rows: number;
+	right: number;
+	/** The items the stratum stands for, N_h (known, or estimated from a share). */
+	population: number;
+	/**
+	 * The chance an item of the traffic is counted in `population`: 1 when N_h is a count (the
+	 * doubtful items), the Audit Share when it is estimated (rows picked / share).
+	 */
+	share: number;
+}
+
+/** A weighed rate with its variance and the interval of the design-effect method below. */
+export interface WeighedRate {
+	/** Σ N_h p_h / Σ N_h; null when a stratum with items has no reviewed row. */
+	value: number | null;
+	low: number;
+	high: number;
+	/** The linearised variance of the value. */
+	variance: number;
+	/** The effective sample size the interval is taken on. */
+	effectiveN: number;
+	/** Rows over all strata. */
+	n: number;
+	level: number;
+}
+
+/**
+ * A rate over strata weighed by the items each stands for, R = Σ N_h p_h / Σ N_h, and its interval:
+ * Korn & Graubard's (1998) Clopper–Pearson on an effective sample size.
+ *
+ * Variance (Taylor linearisation of the ratio Σ w y / Σ w, each item of the traffic sampled
+ * independently: a confident item picked at the share π_h, a doubtful item reviewed at n_h / N_h):
+ *   V = [ Σ_h N_h² p_h(1 − p_h)/n_h  +  Σ_h (N_h / π_h)(p_h − R)² ] / (Σ N_h)²
+ * the first sum the rows' own noise, the second the strata's sizes (N_h / π_h: a size estimated
+ * from a share varies as its picks do; a doubtful count is known, π = 1, but varies between
+ * periods). Effective n = R(1 − R)/V, capped at Kish's n = (Σ N_h)² / Σ (N_h²/n_h) (the design's
+ * own size: a stratum with no miss says nothing of the noise it did not show), and the interval is
+ * Clopper–Pearson at R·n_eff successes of n_eff. One stratum gives Clopper–Pearson exactly.
+ */
+export function weighedRate(
+	strata: readonly SampledStratum[],
+	level: number = DEFAULT_LEVEL,
+): WeighedRate {
+	checkLevel(level);
+	strata.forEach((s, i) => {
+		checkCounts(s.right, s.rows, `strata[${i}].`);
+		checkCount(`strata[${i}].population`, s.population);
+		if (!(s.share > 0 && s.share <= 1))
+			throw new RangeError(`strata[${i}].share must be above 0 and at most 1, got ${s.share}.`);
+	});
+	const n = strata.reduce((sum, s) => sum + s.rows, 0);
+	const used = strata.filter((s) => s.population > 0);
+	const total = used.reduce((sum, s) => sum + s.population, 0);
+	const none = { value: null, low: 0, high: 1, variance: NaN, effectiveN: 0, n, level };
+	if (!(total > 0) || used.some((s) => s.rows === 0)) return none;
+	const value = used.reduce((sum, s) => sum + s.population * (s.right / s.rows), 0) / total;
+	let noise = 0;
+	let sizes = 0;
+	let kish = 0;
+	for (const s of used) {
+		const p = s.right / s.rows;
+		noise += (s.population ** 2 * p * (1 - p)) / s.rows;
+		sizes += (s.population / s.share) * (p - value) ** 2;
+		kish += s.population ** 2 / s.rows;
+	}
+	const variance = (noise + sizes) / total ** 2;
+	const kishN = total ** 2 / kish;
+	const spread = value * (1 - value);
+	const effectiveN = variance > 0 && spread > 0 ? Math.min(kishN, spread / variance) : kishN;
+	const interval = clopperPearson(value * effectiveN, effectiveN, level);
+	return { value, low: interval.low, high: interval.high, variance, effectiveN, n, level };
 }

@@ -36,14 +36,37 @@ export { NOT_YET };
 
 /** Whether any row says why a person saw it (a stratum, good or bad): then the estimate is said. */
 export function hasStrata(metrics: Metrics): boolean {
-	const { rows, leftOut } = metrics.allTraffic;
-	return rows.doubtful + rows.audited + leftOut.total - leftOut.handAdded > 0;
+	const { rows, leftOut, notReviewed } = metrics.allTraffic;
+	const placed = rows.doubtful + rows.audited + notReviewed.doubtful + notReviewed.audited;
+	return placed + leftOut.total - leftOut.handAdded > 0;
 }
 
 /** "40 doubtful and 12 audited items, standing for about 280 items". */
 export function allTrafficBasis(metrics: Metrics): string {
 	const { rows, standsFor } = metrics.allTraffic;
 	return `${rows.doubtful} doubtful and ${rows.audited} audited ${rows.doubtful + rows.audited === 1 ? 'item' : 'items'}, standing for about ${itemCount(roughly(Math.round(standsFor.total)))}`;
+}
+
+/**
+ * What the estimate covers and how it counts the rows it cannot judge: "40 of 80 doubtful items
+ * reviewed; the other 40 are taken to be like them." and "4 of 5 reviewed doubtful rows had no
+ * guess (a tie with no suggestion): counted as not answered right." "" when all were reviewed.
+ */
+export function allTrafficCoverage(metrics: Metrics): string {
+	const { rows, notReviewed, noGuess } = metrics.allTraffic;
+	const parts: string[] = [];
+	for (const name of ['doubtful', 'audited'] as const) {
+		if (!notReviewed[name]) continue;
+		const all = rows[name] + notReviewed[name];
+		parts.push(
+			`${rows[name]} of ${all} ${name} items reviewed; the other ${notReviewed[name]} are taken to be like them.`,
+		);
+	}
+	if (noGuess)
+		parts.push(
+			`${noGuess} of ${rows.doubtful + rows.audited} reviewed rows had no guess (a tie with no suggestion): counted as not answered right.`,
+		);
+	return parts.map((part) => ` ${part}`).join('');
 }
 
 /** The rows left out of the estimate, and why: "" when none was. */
@@ -54,7 +77,6 @@ function leftOutWords(metrics: Metrics): string {
 		leftOut.badStratum && `${leftOut.badStratum} with a stratum other than doubtful or audited`,
 		leftOut.badShare &&
 			`${leftOut.badShare} audited with an audit share that is not a number above 0 and at most 1`,
-		leftOut.notJudged && `${leftOut.notJudged} with no answer or guess to score`,
 	].filter((part): part is string => Boolean(part));
 	return parts.length
 		? ` Left out of it: ${leftOut.total} ${leftOut.total === 1 ? 'row' : 'rows'}, ${parts.join(', ')}.`
@@ -70,10 +92,10 @@ function allTrafficSentences(metrics: Metrics): string[] {
 	const { allTraffic } = metrics;
 	if (allTraffic.accuracy === null || allTraffic.reason)
 		return [
-			`Accuracy over all traffic: ${allTraffic.reason ?? NOT_YET}: set Decide's Audit Share (Decide → Options → Audit Share (%)) so that a sample of the confident answers is reviewed too.${leftOutWords(metrics)}`,
+			`Accuracy over all traffic: ${allTraffic.reason ?? NOT_YET}${allTraffic.rows.audited ? '.' : ": set Decide's Audit Share (Decide → Options → Audit Share (%)) so that a sample of the confident answers is reviewed too."}${allTrafficCoverage(metrics)}${leftOutWords(metrics)}`,
 		];
 	return [
-		`Accuracy over all traffic (estimated from ${allTrafficBasis(metrics)}): ${percent(allTraffic.accuracy)} (95% interval ${intervalWords(allTraffic.accuracyInterval)}).${leftOutWords(metrics)}`,
+		`Accuracy over all traffic (estimated from ${allTrafficBasis(metrics)}): ${percent(allTraffic.accuracy)} (95% interval ${intervalWords(allTraffic.accuracyInterval)}).${allTrafficCoverage(metrics)}${leftOutWords(metrics)}`,
 		confidentSentence(metrics),
 	];
 }

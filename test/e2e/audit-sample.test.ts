@@ -104,6 +104,8 @@ const webhook = (id: string, path: string) => ({
 	typeVersion: 2,
 	webhookId: `${id}-${path}`,
 	parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
+	// The example ships its schedule switched off (docs/audit.md): the webhook standing for it is on.
+	disabled: false,
 });
 
 /**

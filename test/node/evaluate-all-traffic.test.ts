@@ -3,13 +3,15 @@
  * point 6): stored review rows as a Data Table gives them back, each with the answer its version
  * gave (scored free) and why a person saw it (`stratum`, `audit_share`): doubtful rows, audited
  * rows at two shares, rows added by hand and rows with bad cells. The report's `all_traffic`
- * equals the test's own recomputation with stratifiedProportion from the scored items' outcomes.
+ * equals the test's own recomputation with weighedRate from the scored items' outcomes. Rows Review
+ * wrote for items nobody reviewed (`not_reviewed`) are the rest of the doubtful population: not
+ * scored, not charged, not bad rows, not a partial run (issue 43).
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { runNode } from '../../harness/n8n-engine';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
 import { evaluationDecisionOf } from '../../src/answer';
-import { stratifiedProportion } from '../../src/evaluate/stats';
+import { weighedRate } from '../../src/evaluate/stats';
 import { makeLabeledSet, reviewRowOf } from '../../scripts/make-labeled-set';
 import { locator } from './helpers';
 
@@ -104,7 +106,10 @@ describe('Evaluate estimates accuracy over all traffic', () => {
 
 		// The test's own strata, from the scored items' outcomes: right by the answer, or on a
 		// doubtful run by the machine's guess; rows with a bad or no stratum left out.
-		const strata = new Map<string, { successes: number; n: number; weight: number }>();
+		const strata = new Map<
+			string,
+			{ right: number; rows: number; population: number; share: number }
+		>();
 		const audited = { right: 0, n: 0 };
 		scored.forEach((item, at) => {
 			const row = rows[at];
@@ -116,23 +121,24 @@ describe('Evaluate estimates accuracy over all traffic', () => {
 			const right = item.json.answered ? item.json.right : item.json.guess_right;
 			expect(typeof right).toBe('boolean');
 			const key = row.stratum === 'doubtful' ? 'doubtful' : `audited ${share}`;
-			const stratum = strata.get(key) ?? { successes: 0, n: 0, weight: 0 };
-			stratum.n++;
-			stratum.weight += row.stratum === 'doubtful' ? 1 : 1 / (share as number);
-			if (right) stratum.successes++;
+			const π = row.stratum === 'doubtful' ? 1 : (share as number);
+			const stratum = strata.get(key) ?? { right: 0, rows: 0, population: 0, share: π };
+			stratum.rows++;
+			stratum.population += 1 / π;
+			if (right) stratum.right++;
 			strata.set(key, stratum);
 			if (row.stratum === 'audited') {
 				audited.n++;
 				if (right) audited.right++;
 			}
 		});
-		expect([...strata.values()].map((s) => [s.n, s.successes])).toEqual([
+		expect([...strata.values()].map((s) => [s.rows, s.right])).toEqual([
 			[8, 5],
 			[6, 5],
 			[4, 3],
 		]);
-		const expected = stratifiedProportion([...strata.values()]);
-		const total = [...strata.values()].reduce((sum, s) => sum + s.weight, 0);
+		const expected = weighedRate([...strata.values()]);
+		const total = [...strata.values()].reduce((sum, s) => sum + s.population, 0);
 
 		const allTraffic = report.json.all_traffic as IDataObject & {
 			accuracy_interval: IDataObject;
@@ -148,7 +154,6 @@ describe('Evaluate estimates accuracy over all traffic', () => {
 			hand_added: 2,
 			bad_stratum: 1,
 			bad_share: 2,
-			not_judged: 0,
 			total: 5,
 		});
 		expect(allTraffic.strata.map((s) => [s.stratum, s.audit_share, s.stands_for])).toEqual([
@@ -158,7 +163,7 @@ describe('Evaluate estimates accuracy over all traffic', () => {
 		]);
 		// The audited answers at two shares: each share's rows weigh as many answers as they stand
 		// for (5 of 6 at 25 % stand for 24, 3 of 4 at 10 % for 40), not 8 of 10 rows.
-		const confident = stratifiedProportion([...strata.values()].slice(1));
+		const confident = weighedRate([...strata.values()].slice(1));
 		const round = (value: number) => Math.round(value * 1e4) / 1e4;
 		expect(report.json.confident_accuracy).toEqual({
 			accuracy: round(confident.value!),
@@ -196,12 +201,80 @@ describe('Evaluate estimates accuracy over all traffic', () => {
 		const [[report]] = await evaluateRows(rows);
 		const allTraffic = report.json.all_traffic as IDataObject;
 		expect(allTraffic).toMatchObject({ accuracy: null, accuracy_interval: null });
-		expect(allTraffic.reason).toMatch(/^not enough items yet \(0 audited; about \d+ needed/);
+		expect(allTraffic.reason).toMatch(
+			/^not enough items yet \(0 audited; at least 10 needed for a figure, about \d+ for ± 5 points\)$/,
+		);
 		expect(report.json.confident_accuracy).toMatchObject({ accuracy: null, n: 0 });
 		expect(report.json.reviewed_from).toEqual({ told: 8, doubtful: 8, doubtful_only: true });
 		expect(report.json.summary).toContain(
 			`Accuracy over all traffic: ${allTraffic.reason as string}`,
 		);
 		expect(report.json.summary).toContain('the accuracy is that of the hard cases');
+	});
+
+	it('rows of doubtful items nobody reviewed: the doubtful population, not scored, not charged, not bad rows', async () => {
+		const decision = await sb.client(DEMO_KEYS.pro).getDecision('ticket-routing');
+		const keys = evaluationDecisionOf(decision).keys;
+		// 8 doubtful reviewed (5 right), 10 audited (6 at 25 %, 4 at 10 %).
+		const reviewed = storedRows(keys, decision.live_version!).slice(0, 18);
+		// What Review writes for an item left for later (src/answer/labeled-row.ts): empty answer.
+		const left = (runId: string): IDataObject => ({
+			review_id: `exec_9/${runId}`,
+			status: 'not_reviewed',
+			answer: '',
+			decision: 'ticket-routing',
+			version: decision.live_version!,
+			run_id: runId,
+			machine_status: 'uncertain',
+			machine_answer: keys[0],
+			confidence: 0.4,
+			stratum: 'doubtful',
+			input: reviewed[0].input,
+			reviewed_at: '2026-11-21T10:00:00.000Z',
+		});
+		const notReviewed = [
+			left('run_left_1'),
+			left('run_left_2'),
+			left('run_left_3'),
+			left('run_left_4'),
+			// Left in one execution, counted once; and one whose item was reviewed after all.
+			{ ...left('run_left_1'), review_id: 'exec_10/run_left_1' },
+			left(reviewed[0].run_id as string),
+		];
+		const rows = [...reviewed.slice(0, 4), ...notReviewed, ...reviewed.slice(4)];
+		const before = (await sb.usage(DEMO_KEYS.pro)).used;
+		const [[report], scored] = await evaluateRows(rows);
+		expect((await sb.usage(DEMO_KEYS.pro)).used).toBe(before);
+
+		expect(report.json.bad_rows).toEqual([]);
+		expect(report.json.failed_items).toEqual([]);
+		expect(report.json.not_scored).toEqual([]);
+		expect(report.json.partial).toBe(false);
+		expect(report.json.total).toBe(18);
+		for (const at of [4, 5, 6, 7, 8, 9])
+			expect(scored[at].json).toMatchObject({
+				status: 'not_reviewed',
+				scored: false,
+				charged: 0,
+				not_scored: expect.stringMatching(/^Not reviewed: not scored/),
+			});
+
+		const allTraffic = report.json.all_traffic as IDataObject & { strata: IDataObject[] };
+		expect(allTraffic.not_reviewed).toEqual({ doubtful: 4, audited: 0 });
+		expect(allTraffic.strata[0]).toMatchObject({
+			rows: 8,
+			right: 5,
+			not_reviewed: 4,
+			stands_for: 12,
+		});
+		const expected = weighedRate([
+			{ rows: 8, right: 5, population: 12, share: 1 },
+			{ rows: 6, right: 5, population: 24, share: 0.25 },
+			{ rows: 4, right: 3, population: 40, share: 0.1 },
+		]);
+		expect(allTraffic.accuracy).toBeCloseTo(expected.value!, 4);
+		expect(report.json.summary).toContain(
+			'8 of 12 doubtful items reviewed; the other 4 are taken to be like them.',
+		);
 	});
 });

@@ -7,7 +7,8 @@
  *  2. Output → Single Output, saved: every wire stays on the output it was drawn for, those outputs
  *     are empty and marked ✕, and the next run puts every item on All Items, none on a team;
  *  3. back to Route to Outputs, saved: the same outputs, names and wires; the next run puts each
- *     ticket on its team again.
+ *     ticket on its team again;
+ *  4. the audit example: its main button runs Run example (its schedule ships switched off).
  *
  * Wires are read back from what the editor saved (n8n's REST API); where items went, from the
  * counts n8n shows on the canvas and from the saved execution.
@@ -379,6 +380,33 @@ describe('the first day: a run, Single Output and back, in the editor', () => {
 			expect(teams['Sales team']).toBe(1);
 			expect(teams['Account management']).toBe(1);
 			expect(teams['Invalid tickets']).toBe(1);
+		},
+	);
+
+	step(
+		'the audit example: the main button runs Run example, where docs/audit.md begins',
+		async () => {
+			await page.goto(`${rig!.n8n.url}/workflow/dsExTicketAudit`);
+			await ui.canvasNode('Run example').waitFor({ timeout: UI_TIMEOUT });
+			const button = page.getByTestId('execute-workflow-button');
+			// n8n offers the schedule first when it is on (issue 45): the example ships it off.
+			expect(await button.innerText()).not.toContain('Every weekday at 9');
+			const started = page.waitForResponse(
+				(response) =>
+					response.request().method() === 'POST' &&
+					/\/rest\/workflows\/[^/]+\/run/.test(response.url()),
+				{ timeout: UI_TIMEOUT },
+			);
+			await button.click();
+			const { data } = (await (await started).json()) as { data: { executionId: string } };
+			const run = await waitForExecution(
+				{ url: rig!.n8n.url, cookie },
+				data.executionId,
+				FINISHED_STATUSES,
+			);
+			expect(Object.keys(run.runData)).toContain('Run example');
+			expect(Object.keys(run.runData)).toContain('Route ticket');
+			expect(Object.keys(run.runData)).not.toContain('Every weekday at 9');
 		},
 	);
 });

@@ -1,5 +1,10 @@
 import {
+	betaCdf,
+	betaQuantile,
 	binomialCdf,
+	clopperPearson,
+	logGamma,
+	weighedRate,
 	itemsNeeded,
 	itemsNeededToReach,
 	mcnemarExact,
@@ -16,6 +21,10 @@ import {
 
 /** The parts of jStat these tests call (the package ships no types). */
 interface JStat {
+	gammaln(x: number): number;
+	ibeta(x: number, a: number, b: number): number;
+	beta: { inv(p: number, a: number, b: number): number };
+	studentt: { inv(p: number, dof: number): number };
 	normal: {
 		cdf(x: number, mean: number, sd: number): number;
 		inv(p: number, mean: number, sd: number): number;
@@ -474,3 +483,128 @@ describe('itemsNeeded and itemsNeededToReach', () => {
 function z975(): number {
 	return jStat.normal.inv(0.975, 0, 1);
 }
+
+describe('logGamma, betaCdf, betaQuantile (the Clopper–Pearson bounds)', () => {
+	it('logGamma matches jStat over 0.01 … 1e6', () => {
+		for (let x = 0.01; x < 1e6; x *= 1.37)
+			close(logGamma(x), jStat.gammaln(x), 1e-12 * Math.max(1, Math.abs(jStat.gammaln(x))));
+	});
+
+	it("betaCdf matches jStat (ibeta) within jStat's own precision over shapes 0.5 to 1,000", () => {
+		// jStat's continued fraction stops near 1e-8 (I_0.5(½, ½) = ½ exactly: jStat 0.50000002).
+		for (const a of [0.5, 1, 2.5, 10, 97.3, 1000])
+			for (const b of [0.5, 1, 3, 20, 400])
+				for (const x of [1e-6, 0.001, 0.05, 0.3, 0.5, 0.77, 0.95, 0.999, 0.999999])
+					close(betaCdf(x, a, b), jStat.ibeta(x, a, b), 5e-8);
+		expect(betaCdf(0, 2, 3)).toBe(0);
+		expect(betaCdf(1, 2, 3)).toBe(1);
+	});
+
+	it('betaCdf equals the closed forms (1e-12; 1e-10 at shape 50,000)', () => {
+		for (const x of [1e-6, 0.01, 0.3, 0.5, 0.77, 0.999]) {
+			close(betaCdf(x, 0.5, 0.5), (2 / Math.PI) * Math.asin(Math.sqrt(x)), 1e-12);
+			for (const shape of [0.5, 3, 40, 1000]) {
+				close(betaCdf(x, 1, shape), 1 - (1 - x) ** shape, 1e-12);
+				close(betaCdf(x, shape, 1), x ** shape, 1e-12);
+			}
+		}
+		// ln Γ of large shapes is a difference of large numbers: 1e-10 there.
+		for (const shape of [0.5, 7, 500, 50000])
+			close(betaCdf(0.5, shape, shape), 0.5, shape > 1000 ? 1e-10 : 1e-12);
+	});
+
+	it('betaQuantile inverts betaCdf, and matches jStat within its own precision', () => {
+		for (const [a, b] of [
+			[1, 40],
+			[12, 1],
+			[3.5, 0.5],
+			[96, 5],
+			[990.2, 10.8],
+			[20000, 30],
+		])
+			for (const p of [0.025, 0.1, 0.5, 0.975]) {
+				const q = betaQuantile(p, a, b);
+				close(betaCdf(q, a, b), p, 1e-9);
+				close(q, jStat.beta.inv(p, a, b), 1e-7);
+			}
+	});
+});
+
+describe('clopperPearson', () => {
+	it('matches the beta quantiles (jStat) over a grid, fractional counts included', () => {
+		for (const n of [1, 5, 12, 40.5, 200, 3000])
+			for (const share of [0, 0.1, 0.5, 0.9, 0.97, 1]) {
+				const x = n * share;
+				const { low, high } = clopperPearson(x, n);
+				close(low, x === 0 ? 0 : jStat.beta.inv(0.025, x, n - x + 1), 2e-7);
+				close(high, x === n ? 1 : jStat.beta.inv(0.975, x + 1, n - x), 2e-7);
+			}
+	});
+
+	it('gives the published exact bounds', () => {
+		// 12 of 12 at 95 %: 0.025^(1/12) = 0.7354; 0 of 10: 1 − 0.025^(1/10) = 0.3085.
+		close(clopperPearson(12, 12).low, 0.025 ** (1 / 12), 1e-10);
+		close(clopperPearson(0, 10).high, 1 - 0.025 ** (1 / 10), 1e-10);
+		expect(clopperPearson(0, 0)).toMatchObject({ value: null, low: 0, high: 1 });
+		// Wider than Wilson's near 100 %, where Wilson holds less than its level with few items.
+		expect(clopperPearson(19, 20).low).toBeLessThan(wilsonInterval(19, 20).low);
+	});
+
+	it('refuses nonsense', () => {
+		expect(() => clopperPearson(3, 2)).toThrow(RangeError);
+		expect(() => clopperPearson(1, 2, 1.5)).toThrow(RangeError);
+	});
+});
+
+describe('weighedRate', () => {
+	it('one stratum is Clopper–Pearson exactly', () => {
+		const one = weighedRate([{ rows: 40, right: 37, population: 800, share: 0.05 }]);
+		const exact = clopperPearson(37, 40);
+		expect(one.value).toBeCloseTo(37 / 40, 12);
+		close(one.low, exact.low, 1e-12);
+		close(one.high, exact.high, 1e-12);
+		expect(one.effectiveN).toBeCloseTo(40, 9);
+	});
+
+	it('the linearised variance and the effective size, written out by hand', () => {
+		// Doubtful: 30 of 50 right, 100 items (π 1). Audited: 95 of 100 right at 10 % (1000 items).
+		const strata = [
+			{ rows: 50, right: 30, population: 100, share: 1 },
+			{ rows: 100, right: 95, population: 1000, share: 0.1 },
+		];
+		const result = weighedRate(strata);
+		const R = (100 * 0.6 + 1000 * 0.95) / 1100;
+		const noise = (100 ** 2 * 0.6 * 0.4) / 50 + (1000 ** 2 * 0.95 * 0.05) / 100;
+		const sizes = 100 * (0.6 - R) ** 2 + (1000 / 0.1) * (0.95 - R) ** 2;
+		const V = (noise + sizes) / 1100 ** 2;
+		const kish = 1100 ** 2 / (100 ** 2 / 50 + 1000 ** 2 / 100);
+		expect(result.value).toBeCloseTo(R, 12);
+		expect(result.variance).toBeCloseTo(V, 15);
+		expect(result.effectiveN).toBeCloseTo(Math.min(kish, (R * (1 - R)) / V), 9);
+		const exact = clopperPearson(R * result.effectiveN, result.effectiveN);
+		expect(result.low).toBe(exact.low);
+		expect(result.high).toBe(exact.high);
+	});
+
+	it('no miss anywhere: the width of the design size (Kish), not zero', () => {
+		const result = weighedRate([
+			{ rows: 20, right: 20, population: 20, share: 1 },
+			{ rows: 20, right: 20, population: 400, share: 0.05 },
+		]);
+		expect(result.value).toBe(1);
+		expect(result.high).toBe(1);
+		const kish = 420 ** 2 / (20 + 400 ** 2 / 20);
+		expect(result.effectiveN).toBeCloseTo(kish, 9);
+		close(result.low, 0.025 ** (1 / kish), 1e-9);
+	});
+
+	it('a stratum with items and no reviewed row: no value', () => {
+		expect(
+			weighedRate([
+				{ rows: 0, right: 0, population: 5, share: 1 },
+				{ rows: 10, right: 9, population: 100, share: 0.1 },
+			]),
+		).toMatchObject({ value: null, low: 0, high: 1 });
+		expect(() => weighedRate([{ rows: 1, right: 1, population: 1, share: 0 }])).toThrow(RangeError);
+	});
+});

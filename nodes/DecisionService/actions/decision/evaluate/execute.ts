@@ -19,6 +19,7 @@ import {
 	NotAsked,
 	carriedAnswer,
 	checkAll,
+	notReviewedCells,
 	planStored,
 	type Checked,
 	repeatsOf,
@@ -130,6 +131,7 @@ function scoreRows(
 	const evaluateOptions = {
 		targetAccuracy: run.targetAccuracy,
 		confidenceThreshold: run.decision.confidence_threshold,
+		notReviewed: notReviewedCells(items, checked, scoring),
 	};
 	const { metrics } = evaluate(run.evaluationDecision, scoring.scored, evaluateOptions);
 	for (const outcome of metrics.items) outcome.index = scoring.scoredIndexes[outcome.index];

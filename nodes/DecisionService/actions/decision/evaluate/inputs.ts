@@ -84,11 +84,29 @@ export function reviewedAtOf(json: IDataObject): number | null {
 export interface Checked {
 	expected: Array<string | string[] | undefined>;
 	errors: Array<Error | undefined>;
+	/** Rows of items nobody reviewed (status `not_reviewed`): never scored, see NotReviewedRow. */
+	notReviewed?: number[];
 	/** What to fix, for each item whose expected answer is bad (its error says it too). */
 	fixes?: Array<string | undefined>;
 }
 
 const NOTHING_SENT = 'Nothing was sent for this item, so nothing was charged.';
+
+/**
+ * A row Review wrote for an item nobody reviewed (status `not_reviewed`, empty answer): not a bad
+ * row, not scored, not charged, and not a partial run. It is the rest of its stratum's population
+ * in the accuracy over all traffic: the reviewed rows of the stratum stand for it.
+ */
+export class NotReviewedRow extends Error {}
+
+export const NOT_REVIEWED_WORDS =
+	'Not reviewed: not scored; in the accuracy over all traffic the reviewed rows of its kind stand for it';
+
+/** Whether a row is one Review wrote for an item nobody reviewed (its own `status` cell). */
+export function isNotReviewed(json: IDataObject): boolean {
+	const status = ownValue(json, 'status');
+	return typeof status === 'string' && status.trim().toLowerCase() === 'not_reviewed';
+}
 
 /**
  * An expected answer as a row holds it: undefined when it has none (empty, blank), a JSON-text
@@ -154,6 +172,10 @@ export function checkAll(
 					`This item evaluates "${itemSlug}", the first item "${slug}"; one evaluation measures one decision`,
 					{ itemIndex, description: `Evaluate one decision per node. ${NOTHING_SENT}` },
 				);
+			} else if (isNotReviewed(items[itemIndex].json)) {
+				checked.errors[itemIndex] = new NotReviewedRow(NOT_REVIEWED_WORDS);
+				(checked.notReviewed ??= []).push(itemIndex);
+				continue;
 			} else {
 				const raw = context.getNodeParameter('expected', itemIndex, undefined) as unknown;
 				const read = expectedProblem(decision, raw, itemIndex);
@@ -223,6 +245,8 @@ export interface Scoring {
 	/** The input item of each scored item. */
 	scoredIndexes: number[];
 	failures: Map<number, Error>;
+	/** Rows of items nobody reviewed (NotReviewedRow), with what the output says of them. */
+	notReviewed?: Map<number, string>;
 }
 
 /** The scored items: the carried answer or the fresh run; failures and repeats stay apart. */
@@ -242,7 +266,9 @@ export function scoreItems(
 		const error = checked.errors[itemIndex];
 		const result = results[itemIndex];
 		const carriedHere = carried[itemIndex];
-		if (error) scoring.failures.set(itemIndex, error);
+		if (error instanceof NotReviewedRow)
+			(scoring.notReviewed ??= new Map()).set(itemIndex, error.message);
+		else if (error) scoring.failures.set(itemIndex, error);
 		else if (repeats.has(itemIndex)) continue;
 		else if (result === undefined && !carriedHere)
 			scoring.failures.set(itemIndex, new Error('Not sent: the execution was stopped'));
@@ -260,6 +286,39 @@ export function scoreItems(
 		}
 	}
 	return scoring;
+}
+
+/**
+ * The cells (`stratum`, `audit_share`) of the rows of items nobody reviewed, each item once: a row
+ * whose run (or review) was reviewed after all, or already counted on another such row, is not
+ * counted again.
+ */
+export function notReviewedCells(
+	items: INodeExecutionData[],
+	checked: Checked,
+	scoring: Scoring,
+): Array<{ stratum: unknown; auditShare: unknown }> {
+	const seen = new Set<string>();
+	for (const at of scoring.scoredIndexes) {
+		const runId = ownValue(items[at].json, 'run_id');
+		if (typeof runId === 'string' && runId) seen.add(JSON.stringify(['run', runId]));
+	}
+	const cells: Array<{ stratum: unknown; auditShare: unknown }> = [];
+	for (const at of checked.notReviewed ?? []) {
+		const json = items[at].json;
+		const runId = ownValue(json, 'run_id');
+		const reviewId = storedReviewId(json);
+		const key =
+			typeof runId === 'string' && runId
+				? JSON.stringify(['run', runId])
+				: reviewId
+					? JSON.stringify(['review', reviewId])
+					: undefined;
+		if (key !== undefined && seen.has(key)) continue;
+		if (key !== undefined) seen.add(key);
+		cells.push({ stratum: ownValue(json, 'stratum'), auditShare: ownValue(json, 'audit_share') });
+	}
+	return cells;
 }
 
 /** A row not scored because of what it holds: named, with what to fix. */

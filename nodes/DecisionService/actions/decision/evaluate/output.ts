@@ -183,7 +183,7 @@ export function scoredItems(
 		const pairedItem = { item: itemIndex };
 		const failure = outcome.scoring.failures.get(itemIndex);
 		if (failure) return { json: failedItemJson(item, failure, usesErrorOutput), pairedItem };
-		const left = outcome.left?.get(itemIndex);
+		const left = outcome.left?.get(itemIndex) ?? outcome.scoring.notReviewed?.get(itemIndex);
 		if (left !== undefined)
 			return { json: { ...item.json, scored: false, not_scored: left, charged: 0 }, pairedItem };
 		const repeatOf = outcome.repeats.get(itemIndex);
