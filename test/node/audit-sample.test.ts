@@ -142,7 +142,7 @@ describe('Audit Share', () => {
 		const marked = result.outputs.flat().filter((item) => answerOf(item).audit_share === 0.3);
 		expect(marked.length).toBeGreaterThan(0);
 		expect(hintsOf(result).join('\n')).toContain(
-			`Audit Share 30 % is set but the Outputs list has no Audit output: add it with Outputs → Options → Refresh Output List (${marked.length} answers marked audit_share, no copy sent).`,
+			`Audit Share 30 % is set but there is no Audit output yet: add it with Refresh Output List, in the ⋮ menu beside Output names (${marked.length} answers marked audit_share, no copy sent).`,
 		);
 	});
 

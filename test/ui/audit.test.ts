@@ -7,8 +7,9 @@
  *  2. the ticket-routing decision is picked; billing is wired to a "Billing team" node and n8n's
  *     Error output (Settings → On Error → Continue (using error output)) to "Failed tickets";
  *  3. Options → Audit Share 20, a run before the list is refreshed: the output pane warns that
- *     the list has no Audit output and names Refresh Output List; no copy is sent;
- *  4. Outputs → Options → Refresh Output List: the old outputs stay in place, then
+ *     there is no Audit output yet and names Refresh Output List, in the ⋮ menu beside Output
+ *     names, as the editor shows them; no copy is sent;
+ *  4. the ⋮ menu beside Output names → Refresh Output List: the old outputs stay in place, then
  *     "Error (kept in place)", then Audit; every saved wire leaves the output index it left before;
  *  5. a run of the workflow: Audit holds one flat row per confident answer the draw picks
  *     (`inAuditSample` on the input as sent), each of those tickets also on its team's output and
@@ -57,6 +58,9 @@ const NO_BODY = { subject: 'A ticket without a body' };
 const ERROR_INDEX = TICKET_ROUTING_OUTPUTS.length;
 /** The saved wires after step 2: billing and n8n's Error, each to its node. */
 const WIRES = ['Billing team', '', '', '', '', '', '', 'Failed tickets'];
+/** The menu item and the label the run's notice names, read from the notice. */
+let menuItem = '';
+let label = '';
 
 let rig: EditorRig | undefined;
 let page: Page;
@@ -243,9 +247,11 @@ describe('Audit Share in the n8n editor (real browser)', () => {
 			expect(marked.length).toBeGreaterThan(0);
 			const text = await outputPaneText();
 			expect(text).toContain(
-				`Audit Share ${SHARE} % is set but the Outputs list has no Audit output: add it with Outputs → Options → Refresh Output List (${marked.length} answers marked audit_share, no copy sent).`,
+				`Audit Share ${SHARE} % is set but there is no Audit output yet: add it with Refresh Output List, in the ⋮ menu beside Output names (${marked.length} answers marked audit_share, no copy sent).`,
 			);
 			expect(text).not.toContain('Audit Branch');
+			// The words name what the editor shows (issue 45): the menu item and the label it is beside.
+			[, menuItem, label] = /add it with (.+?), in the ⋮ menu beside (.+?) \(/.exec(text)!;
 		},
 	);
 
@@ -253,9 +259,11 @@ describe('Audit Share in the n8n editor (real browser)', () => {
 		'Refresh Output List: the old outputs in place, then Error (kept in place), then Audit; every wire where it was',
 		async () => {
 			const outputsList = ui.ndv().getByTestId('mapping-fields-container').last();
+			// The label the notice names stands above the list, its ⋮ menu beside it.
+			expect(await ui.ndv().getByText(label, { exact: true }).first().isVisible()).toBe(true);
 			await outputsList.hover();
 			await outputsList.getByTestId('action-toggle').first().click();
-			await page.getByText('Refresh Output List', { exact: true }).click();
+			await page.getByText(menuItem, { exact: true }).click();
 			const refreshed = [...TICKET_ROUTING_OUTPUTS, 'Error (kept in place)', 'Audit'];
 			await eventually(
 				() => ui.outputRows(),

@@ -100,7 +100,7 @@ export function receiptHints(
 						location: 'outputPane',
 					}
 				: {
-						message: `Audit Share ${share} is set but the Outputs list has no Audit output: add it with Outputs → Options → Refresh Output List (${plural(audit.picked, 'answer')} marked audit_share, no copy sent).`,
+						message: `Audit Share ${share} is set but there is no Audit output yet: add it with Refresh Output List, in the ⋮ menu beside Output names (${plural(audit.picked, 'answer')} marked audit_share, no copy sent).`,
 						type: 'warning',
 						location: 'outputPane',
 					},

@@ -122,7 +122,7 @@ const properties: INodeProperties[] = [
 				typeOptions: { minValue: 0, maxValue: 100, numberPrecision: 1 },
 				default: 0,
 				description:
-					'Percent of confident answers a person also checks: a copy goes to the Audit output, the item still goes to its answer. The same input is always picked or never. Once set, add the Audit output: Outputs → Options → Refresh Output List. At 5 and 200 items a day: about 10 to check.',
+					'Percent of confident answers a person also checks: a copy goes to the Audit output, the item still goes to its answer. The same input is always picked or never. Once set, add the Audit output: Refresh Output List, in the ⋮ menu beside Output names. At 5 and 200 items a day: about 10 to check.',
 				displayOptions: { hide: { '@tool': [true] } },
 			},
 			{
