@@ -85,10 +85,15 @@ export function reviewWorkflow(options: {
 		);
 	const decideTargets = targetsOf(decide.name, decideOutputs);
 	const reviewTargets = targetsOf(review.name, reviewOutputs);
-	// Every node an output of Decide or Review leads to, but the Review node and the message.
+	// Every node an output of Decide or Review leads to, but the Review node, the message and a
+	// node that gathers Decide's doubtful outputs into Review (the example's Merge).
+	const intoReview = (node: string) =>
+		(workflow.connections[node]?.main ?? []).some((targets) =>
+			(targets ?? []).some((target) => target.node === review.name),
+		);
 	const finalNodes = [
 		...new Set([...Object.values(decideTargets), ...Object.values(reviewTargets)].flat()),
-	].filter((node) => node !== review.name && node !== MESSAGE_NODE);
+	].filter((node) => node !== review.name && node !== MESSAGE_NODE && !intoReview(node));
 	return {
 		workflow,
 		decide: decide.name,

@@ -173,6 +173,9 @@ function withStore(review: {
 	} as never);
 	for (const team of TEAMS) connections[team] = { main: [to('Reviewed by a person')] };
 	connections['Reviewed by a person'] = { main: [to('Labeled row')] };
+	// Items nobody reviewed carry a row too (status not_reviewed): stored, so Evaluate counts every
+	// doubtful item, reviewed or not (issue 43). Past the filter, which keeps the reviewed ones.
+	connections['Team lead (not reviewed)'] = { main: [to('Labeled row')] };
 	connections['Labeled row'] = { main: [to('Store reviews')] };
 	// Saved after each node: an n8n stopped after the review keeps it, and Retry goes on from there.
 	const settings = { ...(review.settings as object), saveExecutionProgress: true };

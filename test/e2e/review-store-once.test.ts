@@ -97,6 +97,9 @@ let table: DataTable;
 
 const rowsWhere = async (check: (row: Row) => boolean) =>
 	(await readRows(session, table)).filter(check);
+/** A review's row of that execution (its tickets left for later have `not_reviewed` rows too). */
+const reviewedIn = (row: Row, execution: string) =>
+	row.execution_id === execution && row.status === 'reviewed';
 /** A row's content: every column but the table's own id and times. */
 const content = (row: Row) =>
 	Object.fromEntries(
@@ -248,9 +251,9 @@ describe(`a review stored once, in n8n ${n8nVersion()}`, () => {
 			});
 			const finished = await reviewAndFinish(started, choicesFor(REVIEW_TICKETS));
 			routeRuns.push(finished);
-			routeRows.push(await rowsWhere((row) => row.execution_id === finished.id));
+			routeRows.push(await rowsWhere((row) => reviewedIn(row, finished.id)));
 		}
-		firstRowsLater = await rowsWhere((row) => row.execution_id === routeRuns[0].id);
+		firstRowsLater = await rowsWhere((row) => reviewedIn(row, routeRuns[0].id));
 
 		// A classify review: the first message with two labels, the second with one.
 		await sb.control('POST', '/decisions/content-labels/versions', {

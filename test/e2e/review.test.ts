@@ -2,16 +2,21 @@
  * Review in real n8n (issue 21), installed from the packed tarball: the example
  * examples/ticket-routing-review.json with its sample data sent through a webhook.
  *
- * - Twenty tickets are routed; the four doubtful ones (Pending Review) go to the Review node, which
+ * - Twenty tickets are routed; the four doubtful ones (Pending Review; Uncertain is gathered with it
+ *   by the example's Merge) go to the Review node, which
  *   puts the execution to wait and serves a page on n8n's resume URL. A person opens it from the
  *   message the workflow wrote, picks an answer for three (two the machine's, one not, with a note)
  *   and leaves one for later. Each reviewed ticket continues on its pick's output and sends one
  *   feedback on its run; nothing is decided again; guessed links and a second submit change nothing.
+ *   The one left for later leaves with its row (`status: 'not_reviewed'`), and the reviews table
+ *   ends with one row per doubtful ticket, reviewed or not (issue 43, point 6).
  * - A double click on Send: one thank-you, one refusal, each feedback sent once.
  * - With Decide's Close Call Gap, the doubtful tickets arrive on two outputs (Uncertain and Pending
- *   Review): one page shows them all and one submit finishes the execution.
+ *   Review), gathered by the example's Merge: one page shows them all, close calls included, and
+ *   one submit finishes the execution.
  * - A review nobody submits: when the time limit (one minute) passes, every waiting ticket
- *   continues on Not Reviewed.
+ *   continues on Not Reviewed, with the row Review put on it before waiting (n8n does not run the
+ *   node again), left at the time limit; the table gets those rows too.
  * - Send Link To (issue 30, point 12): the example without its message node; Review posts the link
  *   to a webhook itself before it waits, so the link goes out whatever sits where on the canvas. A
  *   webhook that cannot be reached fails the node, and nothing waits for nobody.
@@ -71,6 +76,15 @@ import {
 	type ReviewTicket,
 } from '../support/review';
 import { startLinkReceiver, withoutNode, type LinkReceiver } from '../support/review-receiver';
+import { LABELED_ROW_COLUMNS } from '../../src/answer';
+import {
+	ensureTable,
+	personalProjectId,
+	readRows,
+	type DataTable,
+	type Row,
+} from '../../harness/n8n-data-tables';
+import { REVIEWS_TABLE } from '../../scripts/make-review-store';
 
 jest.setTimeout(600_000);
 
@@ -80,7 +94,7 @@ const OPTIONS = ['billing', 'technical', 'sales', 'account'];
 
 /** The example as it is: doubtful tickets on Pending Review only. */
 const MAIN = { id: 'dsReviewE2e1', path: 'decision-service-review-e2e' };
-/** With Close Call Gap: close calls on Uncertain (Triage by hand), weak answers on Pending Review (reviewed). */
+/** With Close Call Gap: close calls on Uncertain, weak answers on Pending Review, all on one page. */
 const BOTH = { id: 'dsReviewE2e2', path: 'decision-service-review-e2e-both' };
 /** A time limit of one minute, and nobody submits. */
 const TIMEOUT = { id: 'dsReviewE2e3', path: 'decision-service-review-e2e-timeout' };
@@ -104,6 +118,7 @@ let work: string;
 let n8n: N8nInstance | undefined;
 let session: OwnerSession;
 let receiver: LinkReceiver | undefined;
+let reviewsTable: DataTable;
 const exchanges: SandboxExchange[] = [];
 
 const feedbackPosts = () => feedbackOfSandbox(exchanges);
@@ -125,7 +140,18 @@ async function startWith(workflows: ReviewWorkflow[]): Promise<void> {
 		apiKey: KEY,
 		workflows: workflows.map((each) => each.workflow),
 	}));
+	// The example creates its table from its manual trigger; here a webhook starts it.
+	reviewsTable = await ensureTable(
+		session,
+		await personalProjectId(session),
+		REVIEWS_TABLE,
+		LABELED_ROW_COLUMNS,
+	);
 }
+
+/** The rows an execution stored in the reviews table. */
+const rowsOf = async (execution: string): Promise<Row[]> =>
+	(await readRows(session, reviewsTable)).filter((row) => row.execution_id === execution);
 
 afterAll(async () => {
 	await receiver?.close();
@@ -150,6 +176,7 @@ on2(`Review in n8n ${n8nVersion()}`, () => {
 		reviewParameters: { timeLimit: 1, timeLimitUnit: 'minutes' },
 	});
 	let timeoutId: string;
+	let timeoutUntil: string;
 	let executionId: string;
 	let waiting: Execution;
 	let link: string;
@@ -194,7 +221,9 @@ on2(`Review in n8n ${n8nVersion()}`, () => {
 			TIMEOUT.path,
 			tickets(TIMEOUT_TICKETS, 'timeout'),
 		);
-		await waitForExecution(session, timeoutId, ['waiting']);
+		timeoutUntil = new Date(
+			(await waitForExecution(session, timeoutId, ['waiting'])).waitTill ?? 0,
+		).toISOString();
 		executionId = await triggerWebhook(
 			session,
 			MAIN.id,
@@ -385,8 +414,23 @@ on2(`Review in n8n ${n8nVersion()}`, () => {
 			);
 			expect(review.reviewOutputs).toEqual([NOT_REVIEWED, ...OPTIONS]);
 			expect(subjectsOf(byOutput[NOT_REVIEWED])).toEqual(later.map((ticket) => ticket.subject));
-			for (const item of byOutput[NOT_REVIEWED])
-				expect(item.json.review).toEqual({ status: 'not_reviewed' });
+			const runIds = runIdsBySubject(finished, review.decide);
+			for (const item of byOutput[NOT_REVIEWED]) {
+				const runId = runIds.get(String(item.json.subject));
+				expect(item.json.review).toEqual(
+					expect.objectContaining({
+						review_id: `${executionId}/${runId}`,
+						status: 'not_reviewed',
+						answer: '',
+						decision: 'ticket-routing',
+						run_id: runId,
+						machine_status: 'pending',
+						stratum: 'doubtful',
+						execution_id: executionId,
+					}),
+				);
+				expect(item.json.review).not.toHaveProperty('agreed');
+			}
 			for (const option of OPTIONS)
 				expect({ option, subjects: subjectsOf(byOutput[option]).sort() }).toEqual({
 					option,
@@ -408,6 +452,32 @@ on2(`Review in n8n ${n8nVersion()}`, () => {
 				});
 			}
 			expect(finished.raw).not.toContain(KEY);
+		});
+
+		it('the reviews table ends with one row per doubtful ticket: reviewed, or not_reviewed', async () => {
+			const runIds = runIdsBySubject(finished, review.decide);
+			const rows = await rowsOf(executionId);
+			const bySubject = (row: Row) =>
+				doubtful.find((ticket) => runIds.get(ticket.subject) === row.run_id)?.subject;
+			expect(
+				rows.map((row) => ({ ticket: bySubject(row), status: row.status, answer: row.answer })),
+			).toEqual(
+				expect.arrayContaining(
+					doubtful.map((ticket) => ({
+						ticket: ticket.subject,
+						status: ticket.pick ? 'reviewed' : 'not_reviewed',
+						answer: ticket.pick ?? '',
+					})),
+				),
+			);
+			expect(rows).toHaveLength(doubtful.length);
+			for (const row of rows) {
+				expect(row.review_id).toBe(`${executionId}/${row.run_id}`);
+				expect(row.stratum).toBe('doubtful');
+			}
+			process.stdout.write(
+				`review e2e: ${rows.length} rows for ${doubtful.length} doubtful tickets; a not_reviewed row: ${JSON.stringify(rows.find((row) => row.status === 'not_reviewed'))}\n`,
+			);
 		});
 
 		it('sends one feedback per reviewed run: correct when the pick is the machine’s, else the pick', async () => {
@@ -624,7 +694,7 @@ on2(`Review in n8n ${n8nVersion()}`, () => {
 				});
 		});
 
-		it('shows every Pending Review ticket on the page, and no close call', () => {
+		it('shows every doubtful ticket on the page, close calls (Uncertain) included', () => {
 			expect(bothPage.status).toBe(200);
 			expect({ missing, extra }).toEqual({ missing: [], extra: [] });
 		});
@@ -664,10 +734,33 @@ on2(`Review in n8n ${n8nVersion()}`, () => {
 			);
 			const outputs = timedOut.outputs[timeout.review];
 			expect(outputs.slice(1).flat()).toEqual([]);
-			for (const item of outputs[0])
-				expect(item.json.review).not.toEqual(expect.objectContaining({ status: 'reviewed' }));
 			process.stdout.write(
 				`review e2e: after the time limit, Not Reviewed's items carry review ${JSON.stringify(outputs[0][0]?.json.review)}\n`,
+			);
+		});
+
+		it('each carries its row, put on it before the wait, left at the time limit; the table has them', async () => {
+			const outputs = timedOut.outputs[timeout.review];
+			const runIds = runIdsBySubject(timedOut, timeout.decide);
+			const waited = TIMEOUT_TICKETS.filter((ticket) => isDoubtful(ticket));
+			expect(outputs[0]).toHaveLength(waited.length);
+			for (const item of outputs[0]) {
+				const runId = runIds.get(String(item.json.subject));
+				expect(item.json.review).toEqual(
+					expect.objectContaining({
+						review_id: `${timeoutId}/${runId}`,
+						status: 'not_reviewed',
+						answer: '',
+						run_id: runId,
+						stratum: 'doubtful',
+						reviewed_at: timeoutUntil,
+						execution_id: timeoutId,
+					}),
+				);
+			}
+			const rows = await rowsOf(timeoutId);
+			expect(rows.map((row) => [row.run_id, row.status]).sort()).toEqual(
+				waited.map((ticket) => [runIds.get(ticket.subject), 'not_reviewed']).sort(),
 			);
 		});
 

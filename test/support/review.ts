@@ -152,11 +152,11 @@ export const routedTo = (ticket: ReviewTicket, closeCalls = false) =>
 	closeCalls && ticket.closeCall ? 'Uncertain' : ticket.routed;
 
 /**
- * Whether a ticket reaches the Review node: the example wires Pending Review into it (n8n runs a
- * node once per wire that has items, and only the first run waits), and Uncertain to Triage by hand.
+ * Whether a ticket reaches the Review node: the example gathers Uncertain and Pending Review into
+ * it with a Merge (n8n runs a node once per wire that has items, and only the first run waits).
  */
 export const isDoubtful = (ticket: ReviewTicket, closeCalls = false) =>
-	routedTo(ticket, closeCalls) === 'Pending Review';
+	['Pending Review', 'Uncertain'].includes(routedTo(ticket, closeCalls));
 
 /** The feedback a reviewed ticket's pick sends: `correct` when it is the machine's answer or guess. */
 export const feedbackOf = (ticket: ReviewTicket) =>
