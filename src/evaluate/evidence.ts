@@ -1,6 +1,7 @@
 // The evidence behind the watch's alert: a drop's 95 % interval and one-sided p-value, tested at the
 // false-alarm rate the user sets (recent rows against earlier ones; the same rows on two versions).
-// Pure; the formulas are stats.ts's.
+// Pure; the formulas are stats.ts's. Long because both tests share one rule for the alert and its
+// words (evidenceOf), and the recent test also says which kinds of rows it compared and left out.
 import {
 	binomialCdf,
 	cochranMantelHaenszel,

@@ -51,7 +51,7 @@ function goingOn(context: IExecuteFunctions): IExecuteFunctions {
  * the answer of the version that made it: free while it is live; on a version change only the most
  * recent rows are decided again (a bounded cost). The rest is decided.
  */
-function planRows(items: INodeExecutionData[], checked: Checked, run: Run) {
+export function planRows(items: INodeExecutionData[], checked: Checked, run: Run) {
 	const itemCarried = items.map((item, itemIndex) =>
 		checked.errors[itemIndex]
 			? undefined
@@ -102,7 +102,7 @@ async function decideRest(
 type Decided = Awaited<ReturnType<typeof decideRest>>;
 
 /** Step 5, score: the figures over the scored items; outcomes name the input item. */
-function scoreRows(
+export function scoreRows(
 	items: INodeExecutionData[],
 	run: Run,
 	checked: Checked,
