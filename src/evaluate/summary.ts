@@ -69,6 +69,20 @@ export function allTrafficCoverage(metrics: Metrics): string {
 	return parts.map((part) => ` ${part}`).join('');
 }
 
+/**
+ * The accuracy over all traffic as the message's line: "• Over all traffic: 91.2% (95% interval
+ * 84–96%), 8 of 12 doubtful items reviewed …", or "not enough items yet (…)"; none without strata.
+ */
+export function allTrafficLines(metrics: Metrics): string[] {
+	if (!hasStrata(metrics)) return [];
+	const { allTraffic } = metrics;
+	const figure =
+		allTraffic.accuracy === null
+			? (allTraffic.reason ?? NOT_YET)
+			: `${percent(allTraffic.accuracy)} (95% interval ${intervalWords(allTraffic.accuracyInterval)})`;
+	return [`• Over all traffic: ${figure}.${allTrafficCoverage(metrics)}`];
+}
+
 /** The rows left out of the estimate, and why: "" when none was. */
 function leftOutWords(metrics: Metrics): string {
 	const { leftOut } = metrics.allTraffic;

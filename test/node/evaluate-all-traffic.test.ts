@@ -276,5 +276,10 @@ describe('Evaluate estimates accuracy over all traffic', () => {
 		expect(report.json.summary).toContain(
 			'8 of 12 doubtful items reviewed; the other 4 are taken to be like them.',
 		);
+		// The message a Slack or e-mail node sends says the same, with the interval.
+		const pct = (value: number) => Math.round(value * 100);
+		expect(report.json.message).toContain(
+			`• Over all traffic: ${Math.round(expected.value! * 1000) / 10}% (95% interval ${pct(expected.low)}–${pct(expected.high)}%). 8 of 12 doubtful items reviewed; the other 4 are taken to be like them.`,
+		);
 	});
 });

@@ -1,4 +1,5 @@
 import {
+	allTrafficLines,
 	evaluate,
 	renderReport,
 	summaryOf,
@@ -7,6 +8,7 @@ import {
 } from '../../src/evaluate';
 import { type EvaluationDecision } from '../../src/answer';
 import { itemsNeeded } from '../../src/evaluate/stats';
+import { intervalWords } from '../../src/evaluate/tables';
 import { answerOfRun } from '../support/answers';
 
 // Accuracy over all traffic from the doubtful and audited rows (src/evaluate/all-traffic.ts): a
@@ -246,6 +248,9 @@ describe('accuracy over all traffic', () => {
 		expect(half.total).toBe(16);
 		const words = '4 of 8 doubtful items reviewed; the other 4 are taken to be like them.';
 		expect(summaryOf(half).sentences[0]).toContain(words);
+		expect(allTrafficLines(half)).toEqual([
+			`• Over all traffic: 71.4% (95% interval ${intervalWords(half.allTraffic.accuracyInterval)}). ${words}`,
+		]);
 		const html = renderReport(half);
 		expect(html).toContain(words);
 		expect(html).toContain('<th>Not reviewed</th>');
@@ -422,6 +427,7 @@ describe('accuracy over all traffic', () => {
 		expect(summaryOf(few).sentences[0]).toBe(
 			`Accuracy over all traffic: ${few.allTraffic.reason}.`,
 		);
+		expect(allTrafficLines(few)).toEqual([`• Over all traffic: ${few.allTraffic.reason}.`]);
 		const html = renderReport(few);
 		expect(html).toContain('data-figure="all-traffic"');
 		expect(html).toContain('9 audited; at least 10 needed for a figure');

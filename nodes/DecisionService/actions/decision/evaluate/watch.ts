@@ -6,6 +6,7 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { ownValue } from '../../../../../src/contract';
 import {
+	allTrafficLines,
 	driftOf,
 	evaluate,
 	figuresRow,
@@ -206,7 +207,7 @@ export function figuresAndDrift(run: WatchInputs): {
 			paidUpstream: run.cost.upstream,
 			...(watch ? { evidence: watch.evidence } : {}),
 			extraLines: [...storedLines(plan, liveVersion, scoring, run.charged.live)],
-			doubtful: doubtfulLines(metrics),
+			doubtful: [...doubtfulLines(metrics), ...allTrafficLines(metrics)],
 		},
 	);
 	return { figures, drift, watching };
