@@ -7,7 +7,6 @@
 // - normalQuantile / normalCdf: the standard normal's inverse and distribution function.
 // - twoProportionTest: recent rows against earlier rows (pooled z, two-sided p-value).
 // - mcnemarExact: two versions on the same rows (exact binomial test on the discordant pairs).
-// - stratifiedProportion: a rate over strata weighted by their share of traffic, with its interval.
 // - logGamma / betaCdf / betaQuantile / clopperPearson: the exact (Clopper–Pearson) interval.
 // - weighedRate: a rate over sampled strata (the accuracy over all traffic): linearised variance,
 //   Clopper–Pearson on an effective sample size (Korn & Graubard).
@@ -292,74 +291,6 @@ export function mcnemarExact(onlyFirst: number, onlySecond: number): McNemarTest
 			? 1
 			: Math.min(1, 2 * binomialCdf(Math.min(onlyFirst, onlySecond), discordant, 0.5));
 	return { onlyFirst, onlySecond, discordant, pValue };
-}
-
-/** One stratum of a stratified rate: its counts and its share of traffic. */
-export interface Stratum extends ProportionCount {
-	/** Share of traffic (any non-negative number: the weights are normalised to sum 1). */
-	weight: number;
-}
-
-export interface StratifiedProportion {
-	/** Σ w_h · p_h with normalised weights; null when a stratum with weight has no item. */
-	value: number | null;
-	low: number;
-	high: number;
-	/** Items over all strata. */
-	n: number;
-	level: number;
-	/** The variance used for the interval (adjusted, see below). */
-	variance: number;
-}
-
-/**
- * A rate over strata weighted by their share of traffic (e.g. answered items and audited doubtful
- * items): value = Σ w_h p_h, variance = Σ w_h² p_h(1−p_h)/n_h.
- *
- * At p_h = 0 or 1 that variance term is 0: five audited items all right would claim certainty. So
- * the interval uses each stratum Agresti–Coull-adjusted (the centre of its Wilson interval): add
- * z²/2 successes and z²/2 failures, p̃_h = (x_h + z²/2)/(n_h + z²), ñ_h = n_h + z², and gives
- * Σ w_h p̃_h ± z·√(Σ w_h² p̃_h(1−p̃_h)/ñ_h), clipped to [0, 1] and widened to hold the value.
- * A stratum with weight but no item then spans its whole range (p̃ = ½, ± ½·w_h), and the value is
- * null. With one stratum this is the Agresti–Coull interval, which contains the Wilson interval.
- */
-export function stratifiedProportion(
-	strata: readonly Stratum[],
-	level: number = DEFAULT_LEVEL,
-): StratifiedProportion {
-	if (!Array.isArray(strata) || strata.length === 0) {
-		throw new RangeError('strata must be a non-empty list of { successes, n, weight }.');
-	}
-	strata.forEach((s, i) => {
-		checkCounts(s.successes, s.n, `strata[${i}].`);
-		checkCount(`strata[${i}].weight`, s.weight);
-	});
-	const totalWeight = strata.reduce((sum, s) => sum + s.weight, 0);
-	if (!(totalWeight > 0)) throw new RangeError('strata weights must not all be 0.');
-	const z = zFor(level);
-	const z2 = z * z;
-	let value: number | null = 0;
-	let centre = 0;
-	let variance = 0;
-	for (const s of strata) {
-		const w = s.weight / totalWeight;
-		if (w === 0) continue;
-		if (s.n === 0) value = null;
-		else if (value !== null) value += w * (s.successes / s.n);
-		const adjustedN = s.n + z2;
-		const adjusted = (s.successes + z2 / 2) / adjustedN;
-		centre += w * adjusted;
-		variance += (w * w * adjusted * (1 - adjusted)) / adjustedN;
-	}
-	const half = z * Math.sqrt(variance);
-	let low = Math.max(0, centre - half);
-	let high = Math.min(1, centre + half);
-	if (value !== null) {
-		low = Math.min(low, value);
-		high = Math.max(high, value);
-	}
-	const n = strata.reduce((sum, s) => sum + s.n, 0);
-	return { value, low, high, n, level, variance };
 }
 
 /** The Wilson interval's half-width (high − low)/2 at a proportion p over n items (n may be fractional). */
