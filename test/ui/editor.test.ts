@@ -441,10 +441,19 @@ describe('the Decision Service node in the n8n editor (real browser)', () => {
 				() => ui.ndv().getByTestId('empty-fields-notice').innerText(),
 				(text) =>
 					expect(text).toBe(
-						'Map Automatically sends each item\'s own "subject", "body", "customer_email" and "plan", by these names. "subject" and "body" are required.',
+						'Fields read from each item: "subject", "body", "customer_email" and "plan"; an item without "subject" or "body" fails.',
 					),
 			);
 			await ui.ndv().getByTestId('empty-fields-notice').scrollIntoViewIfNeeded();
+			// n8n adds its own notice under it (issue 45): apart on screen, and ours never restates
+			// n8n's rule ("named the same as the fields"), it names the fields.
+			const ours = ui.ndv().getByTestId('empty-fields-notice');
+			const n8ns = ui.ndv().getByText(/make sure the incoming data fields are named the same/);
+			const [a, b] = [await ours.boundingBox(), await n8ns.first().boundingBox()];
+			expect(a && b).toBeTruthy();
+			const apart = a!.y + a!.height <= b!.y || b!.y + b!.height <= a!.y;
+			expect({ apart, ours: a, n8ns: b }).toEqual({ apart: true, ours: a, n8ns: b });
+			expect(await ours.innerText()).not.toMatch(/named|by these names|make sure/i);
 			await ui.screenshot('02-map-automatically');
 			// The form of each field: n8n's other mode.
 			await ui.ndv().getByTestId('mapping-mode-select').click();

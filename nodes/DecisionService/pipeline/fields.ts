@@ -160,23 +160,21 @@ export const decisionAndInput: INodeProperties[] = [
 ];
 
 /**
- * What Map Automatically reads, by name: the decision's fields, the required ones said. Names
- * only, no advice: n8n shows its own notice under Map Automatically, always (its resource mapper's
- * `autoMappingNotice` in "add" mode, n8n-editor-ui 2.41.1), and two pieces of advice one above the
- * other read as two different rules.
+ * What Map Automatically reads: the decision's fields by name, and which an item cannot lack. Only
+ * what n8n's own notice under it does not say: n8n always adds "make sure the incoming data fields
+ * are named the same as the fields in Decision Service" (its resource mapper's `autoMappingNotice`,
+ * n8n-editor-ui 2.41.1), so this one names the fields and never restates that rule.
  */
 export function autoMapNotice(fields: readonly ContextField[]): string {
 	if (!fields.length) {
 		return 'This decision declares no context fields: choose Input: Text or JSON.';
 	}
-	const quoted = (names: string[]) =>
+	const listed = (names: string[], last: string) =>
 		names.length === 1
 			? names[0]
-			: `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+			: `${names.slice(0, -1).join(', ')} ${last} ${names[names.length - 1]}`;
 	const all = fields.map((field) => `"${field.name}"`);
 	const required = fields.filter((field) => field.required).map((field) => `"${field.name}"`);
-	const needs = required.length
-		? ` ${quoted(required)} ${required.length === 1 ? 'is' : 'are'} required.`
-		: '';
-	return `Map Automatically sends each item's own ${quoted(all)}, by these names.${needs}`;
+	const fails = required.length ? `; an item without ${listed(required, 'or')} fails` : '';
+	return `Fields read from each item: ${listed(all, 'and')}${fails}.`;
 }
