@@ -9,9 +9,12 @@ import {
 	cochranMantelHaenszel,
 	recentEvidence,
 	stratifiedDifference,
+	type ItemOutcome,
 	type RecentStratum,
 	type StratumTable,
 } from '../../src/evaluate';
+import type { IDataObject } from 'n8n-workflow';
+import { recentStrata } from '../../nodes/DecisionService/actions/decision/evaluate/watch';
 
 /** The parts of jStat these tests call (the package ships no types). */
 interface JStat {
@@ -226,5 +229,46 @@ describe('the recent rows compared like with like', () => {
 			'doubtful, audited rows, each kind against its own earlier rows',
 		);
 		expect(evidence.words).toContain('Alert:');
+	});
+});
+
+describe("the watch's recent rows, by kind (recentStrata)", () => {
+	it('puts each scored row in its stratum and side; a row nobody reviewed is not in the test', () => {
+		const now = Date.parse('2026-12-07T12:00:00Z');
+		const since = now - 7 * 24 * 60 * 60 * 1000;
+		const recent = '2026-12-05T10:00:00Z';
+		const old = '2026-11-01T10:00:00Z';
+		const rows: IDataObject[] = [
+			{ stratum: 'doubtful', reviewed_at: recent },
+			{ stratum: 'doubtful', reviewed_at: old },
+			{ stratum: 'audited', audit_share: 0.2, reviewed_at: recent },
+			{}, // loaded: no stratum, no reviewed_at (counts as before)
+			{ stratum: 'something else', reviewed_at: recent }, // not a kind the watch knows: loaded
+			{ stratum: 'doubtful', status: 'not_reviewed', reviewed_at: recent },
+			{ stratum: 'doubtful', reviewed_at: recent }, // a tie: nothing to judge
+		];
+		const outcome = (index: number, correct: boolean | null, guessRight: boolean | null) =>
+			({ index, correct, guessRight }) as ItemOutcome;
+		const metrics = {
+			items: [
+				outcome(0, null, true),
+				outcome(1, null, false),
+				outcome(2, true, null),
+				outcome(3, false, null),
+				outcome(4, true, null),
+				outcome(5, null, true),
+				outcome(6, null, null),
+			],
+		};
+		const strata = recentStrata(
+			rows.map((json) => ({ json })),
+			metrics,
+			since,
+		);
+		expect(strata).toEqual([
+			{ stratum: 'doubtful', recent: { successes: 1, n: 1 }, earlier: { successes: 0, n: 1 } },
+			{ stratum: 'audited', recent: { successes: 1, n: 1 }, earlier: { successes: 0, n: 0 } },
+			{ stratum: LOADED, recent: { successes: 1, n: 1 }, earlier: { successes: 0, n: 1 } },
+		]);
 	});
 });
