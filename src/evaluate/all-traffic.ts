@@ -159,7 +159,9 @@ function reasonOf(list: readonly TrafficStratum[], target: number): string | nul
 	const unseen = list.find((s) => s.rows === 0);
 	if (!unseen) return null;
 	const which =
-		unseen.auditShare === null ? 'doubtful' : `audited (at ${unseen.auditShare * 100} %)`;
+		unseen.auditShare === null
+			? 'doubtful'
+			: `audited (at ${Math.round(unseen.auditShare * 1000) / 10} %)`;
 	return `${NOT_YET} (none of the ${unseen.notReviewed} ${which} items reviewed)`;
 }
 
@@ -179,6 +181,8 @@ export function allTrafficOf(
 		list.filter((s) => s.stratum === name).reduce((sum, s) => sum + pick(s), 0);
 	const audited = list.filter((s) => s.stratum === 'audited');
 	const reason = reasonOf(list, target);
+	// The audited answers alone: the same rules, on their strata only.
+	const confidentReason = reasonOf(audited, target);
 	const none = { accuracy: null, accuracyInterval: null };
 	return {
 		allTraffic: {
@@ -199,10 +203,10 @@ export function allTrafficOf(
 			leftOut: { ...leftOut, total: leftOut.handAdded + leftOut.badStratum + leftOut.badShare },
 		},
 		confidentAccuracy: {
-			...(of('audited', (s) => s.rows) < MIN_AUDITED ? none : rateOf(audited)),
+			...(confidentReason ? none : rateOf(audited)),
 			right: of('audited', (s) => s.right),
 			n: of('audited', (s) => s.rows),
-			reason: of('audited', (s) => s.rows) < MIN_AUDITED ? reason : null,
+			reason: confidentReason,
 		},
 	};
 }

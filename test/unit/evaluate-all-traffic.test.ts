@@ -261,6 +261,11 @@ describe('accuracy over all traffic', () => {
 		const result = metricsOf(items, 0.9, unreviewed(4, 'audited', 0.25));
 		expect(result.allTraffic.standsFor).toEqual({ doubtful: 4, audited: 64, total: 68 });
 		expect(result.allTraffic.accuracy).toBeCloseTo((2 + 64 * 0.75) / 68, 12);
+		// A share whose picked items nobody reviewed: no figure for either, and why.
+		const unseen = metricsOf(items, 0.9, unreviewed(3, 'audited', 0.05));
+		const why = 'not enough items yet (none of the 3 audited (at 5 %) items reviewed)';
+		expect(unseen.allTraffic).toMatchObject({ accuracy: null, reason: why });
+		expect(unseen.confidentAccuracy).toMatchObject({ accuracy: null, reason: why });
 		// Bad cells on such a row: not counted.
 		const bad = metricsOf(items, 0.9, [
 			...unreviewed(2, '__proto__'),
