@@ -439,6 +439,19 @@ on2('Review in the n8n editor and on its page (real browser)', () => {
 					);
 					expect(text).not.toMatch(/Leaning to|suggested/);
 				} else expect(text).toMatch(/Leaning to \w+ \(\d+%\)/);
+				// One rounding rule on screen (issue 45): the bars add up to 100 %, the leaning names
+				// its bar's figure, and no list reads "billing , technical".
+				const bars = await sections.nth(index).locator('.pct').allInnerTexts();
+				if (bars.every((bar) => /^\d+%$/.test(bar)))
+					expect(bars.reduce((sum, bar) => sum + Number.parseInt(bar, 10), 0)).toBe(100);
+				const leaning = /Leaning to (\w+) \((\d+%)\)/.exec(text);
+				if (leaning) {
+					const rows = await sections.nth(index).locator('.prob').allInnerTexts();
+					expect(rows.map((row) => row.replace(/\s+/g, ' ').trim())).toContain(
+						`${leaning[1]} ${leaning[2]}`,
+					);
+				}
+				expect(text).not.toMatch(/\s,/);
 			}
 			expect(await reviewPage.locator('header time').getAttribute('datetime')).toBe(
 				waiting.waitTill,
