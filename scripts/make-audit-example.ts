@@ -61,6 +61,8 @@ const copied = (name: string, n: number, position: [number, number], rename = na
 });
 
 // ---------------------------------------------------------------- flow A: route, queue the sample
+/** Flow A's message with the doubtful tickets' link (flow B's keeps the review example's name). */
+const DOUBTFUL_MESSAGE = 'Message for doubtful tickets';
 const route = copied('Route ticket', 1, [660, 300]);
 {
 	const routes = route.parameters[OUTPUTS_LIST_PARAMETER] as Routes;
@@ -88,12 +90,14 @@ const ROUTE_NOTE = [
 	'',
 	'The pick is a hash of the ticket: the same ticket is always picked or never, on a retry or a re-run. **No extra units**: the copy is the answer already paid for.',
 	'',
-	'Doubtful tickets (Uncertain, Pending Review) go to a person anyway: wire them as the review example does.',
+	'Doubtful tickets (Uncertain, Pending Review) go to a person as in the review example: *Doubtful tickets* gathers them into *Review doubtful tickets*. Reviewed or not, each is stored in **decision_reviews** (`stratum` doubtful; `status` not_reviewed when nobody answered), so Evaluate knows how many doubtful tickets there were.',
 ].join('\n');
 
 const flowA: Node[] = [
 	{ ...fromReview('Run example'), id: uuid(2), position: [0, 300] },
 	ensureTable(uuid(3), 'Audit queue table', QUEUE_TABLE, AUDIT_QUEUE_COLUMNS, [220, 120]),
+	// The doubtful tickets' rows are stored before any drain: their table exists from the first run.
+	ensureTable(uuid(38), 'Reviews table ready', REVIEWS_TABLE, LABELED_ROW_COLUMNS, [440, 120]),
 	{ ...fromReview('Sample tickets'), id: uuid(4), position: [220, 300] },
 	{ ...fromReview('One item each'), id: uuid(5), position: [440, 300] },
 	route,
@@ -101,14 +105,23 @@ const flowA: Node[] = [
 	copied('Technical support', 7, [1000, 160]),
 	copied('Sales team', 8, [1000, 320]),
 	copied('Account management', 9, [1000, 480]),
-	noOp(uuid(10), 'Doubtful: review them (see the review example)', [1000, 640]),
-	copied('Unrouted', 11, [1000, 800]),
+	// The review example's doubtful path, as it is there: every doubtful ticket reviewed or stored
+	// as not reviewed, so the doubtful stratum is whole (issue 43, point 6).
+	copied('Doubtful tickets', 30, [840, 700]),
+	copied('Message for reviewers', 31, [1000, 620], DOUBTFUL_MESSAGE),
+	copied('Review doubtful tickets', 32, [1000, 780]),
+	copied('Team lead (not reviewed)', 33, [1300, 700]),
+	copied('Reviewed by a person', 34, [1300, 240], 'Reviewed by a person (doubtful)'),
+	copied('Labeled row', 35, [1520, 240], 'Labeled row (doubtful)'),
+	copied('Store reviews', 36, [1740, 240], 'Store doubtful reviews'),
+	copied('Unrouted', 11, [1000, 940]),
+	copied('Invalid tickets', 37, [1000, 1260]),
 	{
 		id: uuid(12),
 		name: 'Queue for audit',
 		type: dataTable,
 		typeVersion: 1.1,
-		position: [1000, 960],
+		position: [1000, 1100],
 		parameters: {
 			resource: 'row',
 			operation: 'insert',
@@ -254,22 +267,45 @@ export const auditExample = {
 	active: false,
 	nodes: [...flowA, ...flowB],
 	connections: {
-		'Run example': { main: [[...to('Sample tickets'), ...to('Audit queue table')]] },
+		'Run example': {
+			main: [[...to('Sample tickets'), ...to('Audit queue table'), ...to('Reviews table ready')]],
+		},
 		'Sample tickets': { main: [to('One item each')] },
 		'One item each': { main: [to('Route ticket')] },
-		// Teams, Uncertain, Pending Review, Other, Audit (the error output after it: not wired).
+		// Teams, Uncertain, Pending Review, Other, Audit, then the error output.
 		'Route ticket': {
 			main: [
 				to('Billing team'),
 				to('Technical support'),
 				to('Sales team'),
 				to('Account management'),
-				to('Doubtful: review them (see the review example)'),
-				to('Doubtful: review them (see the review example)'),
+				to('Doubtful tickets', 0),
+				to('Doubtful tickets', 1),
 				to('Unrouted'),
 				to('Queue for audit'),
+				to('Invalid tickets'),
 			],
 		},
+		'Doubtful tickets': { main: [[...to(DOUBTFUL_MESSAGE), ...to('Review doubtful tickets')]] },
+		// Not Reviewed, then one output per team, as in the review example.
+		'Review doubtful tickets': {
+			main: [
+				to('Team lead (not reviewed)'),
+				to('Billing team'),
+				to('Technical support'),
+				to('Sales team'),
+				to('Account management'),
+			],
+		},
+		...Object.fromEntries(
+			['Billing team', 'Technical support', 'Sales team', 'Account management'].map((team) => [
+				team,
+				{ main: [to('Reviewed by a person (doubtful)')] },
+			]),
+		),
+		'Team lead (not reviewed)': { main: [to('Labeled row (doubtful)')] },
+		'Reviewed by a person (doubtful)': { main: [to('Labeled row (doubtful)')] },
+		'Labeled row (doubtful)': { main: [to('Store doubtful reviews')] },
 		'Every weekday at 9': { main: [to('Reviews table')] },
 		'Reviews table': { main: [to('Audit queue ready')] },
 		'Audit queue ready': { main: [to('Queued answers')] },
