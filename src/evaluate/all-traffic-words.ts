@@ -22,22 +22,24 @@ export function allTrafficBasis(metrics: Metrics): string {
 /**
  * What the estimate covers and how it counts the rows it cannot judge: "40 of 80 doubtful items
  * reviewed; the other 40 are taken to be like them." and "4 of 5 reviewed doubtful rows had no
- * guess (a tie with no suggestion): counted as not answered right." "" when all were reviewed.
+ * guess (a tie with no suggestion): counted as not answered right." "" when neither happened.
  */
 export function allTrafficCoverage(metrics: Metrics): string {
-	const { rows, notReviewed, noGuess } = metrics.allTraffic;
+	const { rows, notReviewed, strata } = metrics.allTraffic;
 	const parts: string[] = [];
 	for (const name of ['doubtful', 'audited'] as const) {
-		if (!notReviewed[name]) continue;
-		const all = rows[name] + notReviewed[name];
-		parts.push(
-			`${rows[name]} of ${all} ${name} items reviewed; the other ${notReviewed[name]} are taken to be like them.`,
-		);
+		if (notReviewed[name]) {
+			const all = rows[name] + notReviewed[name];
+			parts.push(
+				`${rows[name]} of ${all} ${name} items reviewed; the other ${notReviewed[name]} are taken to be like them.`,
+			);
+		}
+		const ties = strata.filter((s) => s.stratum === name).reduce((sum, s) => sum + s.noGuess, 0);
+		if (ties)
+			parts.push(
+				`${ties} of ${rows[name]} reviewed ${name} rows had no guess (a tie with no suggestion): counted as not answered right.`,
+			);
 	}
-	if (noGuess)
-		parts.push(
-			`${noGuess} of ${rows.doubtful + rows.audited} reviewed rows had no guess (a tie with no suggestion): counted as not answered right.`,
-		);
 	return parts.map((part) => ` ${part}`).join('');
 }
 

@@ -227,7 +227,7 @@ describe('accuracy over all traffic', () => {
 		expect(withTies.allTraffic.strata[0]).toMatchObject({ rows: 5, right: 1, noGuess: 4 });
 		expect(withTies.allTraffic.leftOut.total).toBe(0);
 		expect(summaryOf(withTies).sentences[0]).toContain(
-			'4 of 15 reviewed rows had no guess (a tie with no suggestion): counted as not answered right.',
+			'4 of 5 reviewed doubtful rows had no guess (a tie with no suggestion): counted as not answered right.',
 		);
 	});
 
