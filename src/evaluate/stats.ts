@@ -400,7 +400,8 @@ function hypergeometricLaw(table: StratumTable): { from: number; probabilities: 
 		logs.push(
 			logs[logs.length - 1] + Math.log(((n1 - a) * (right - a)) / ((a + 1) * (wrong - n1 + a + 1))),
 		);
-	const top = Math.max(...logs);
+	// A loop, not Math.max(...logs): a law over many thousand values would overflow the call stack.
+	const top = logs.reduce((most, value) => Math.max(most, value), -Infinity);
 	const weights = logs.map((value) => Math.exp(value - top));
 	const sum = weights.reduce((total, value) => total + value, 0);
 	return { from, probabilities: weights.map((value) => value / sum) };
