@@ -123,7 +123,13 @@ function settingFigure(
 	if (notYet) {
 		return figure(id, label, NOT_YET, `(${notYetCounts(notYet)})`);
 	}
-	if (!effect) return figure(id, label, 'not reached');
+	if (!effect)
+		return figure(
+			id,
+			label,
+			'none recommended yet',
+			'no setting reaches the target on these items',
+		);
 	const left = `leaves ${rateWords(effect.accuracy, effect.accuracyInterval)} right`;
 	return effect.value === 0 || effect.sentToReview === 0
 		? figure(id, label, 'none needed', left)

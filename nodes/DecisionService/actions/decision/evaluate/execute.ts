@@ -10,7 +10,7 @@
  */
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { ownValue } from '../../../../../src/contract';
-import { evaluate } from '../../../../../src/evaluate';
+import { evaluate, readFiguresRow } from '../../../../../src/evaluate';
 import { decideAll } from '../../../pipeline/decide-all';
 import { prepareItems } from '../../../pipeline/prepare';
 import { newStats } from '../../../pipeline/receipt';
@@ -30,7 +30,7 @@ import {
 import { reportItem, scoredItems, sendExpectedAsFeedback } from './output';
 import { costOf, summaryNotices } from './notices';
 import { readRun, type Run } from './read';
-import { figuresAndDrift } from './watch';
+import { figuresAndDrift, leftOutWords } from './watch';
 
 /**
  * The context the pipeline runs in: continue-on-fail whatever the node's setting, so a row that
@@ -44,6 +44,19 @@ function goingOn(context: IExecuteFunctions): IExecuteFunctions {
 			return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
 		},
 	});
+}
+
+/**
+ * The memory of version changes: the last full figures (Compare With Previous Figures) were on
+ * the live version, so a change to it was met and tested at that run; rows still answered by
+ * another version are not paid for again. Undefined when there are no such figures.
+ */
+function changeTested(run: Run): { at: string | null } | undefined {
+	if (run.options.previousFigures === undefined || run.liveVersion === null) return undefined;
+	const previous = readFiguresRow(run.options.previousFigures);
+	if (!previous || previous.live_version !== run.liveVersion) return undefined;
+	const at = previous.evaluated_at;
+	return { at: at ? `${at.slice(0, 16).replace('T', ' ')} UTC` : null };
 }
 
 /**
@@ -64,6 +77,7 @@ export function planRows(items: INodeExecutionData[], checked: Checked, run: Run
 		run.evaluationDecision,
 		run.liveVersion,
 		run.options.versionChangeSample ?? 200,
+		changeTested(run),
 	);
 	const repeats = repeatsOf(plan.carried, reviewIdsOf(items, checked));
 	return { plan, carried: plan.carried, repeats };
@@ -185,7 +199,9 @@ async function outputsOf(
 ): Promise<INodeExecutionData[][]> {
 	const compared = comparison ? run.options.compareVersion : undefined;
 	const cost = costOf(metrics, decided.stats, decided.liveCharged, compared);
-	const { summary, said } = summaryNotices(context, metrics, unscored, cost);
+	const { summary, said } = summaryNotices(context, metrics, unscored, cost, [
+		leftOutWords(plan, run.liveVersion),
+	]);
 	const { figures, drift, watching } = figuresAndDrift({
 		items,
 		decision: run.decision,

@@ -393,19 +393,49 @@ export interface StoredPlan {
 	carried: Array<ItemAnswer | undefined>;
 	/** Rows answered by another version, decided again (the sample), with their old answer. */
 	sampled: Map<number, ItemAnswer>;
-	/** Rows answered by another version beyond the sample: why they are not scored. */
+	/** Rows answered by another version not decided again: why they are not scored. */
 	left: Map<number, string>;
 	/** Rows scored from their stored answer (free). */
 	fromStore: number;
 	/** The versions the sampled and left rows were answered by. */
 	oldVersions: number[];
+	/**
+	 * The change to the live version was tested at an earlier run (the last full figures were on
+	 * it): when it was, and the rows still on another version are left out, not paid again.
+	 */
+	tested?: { at: string | null };
+}
+
+/** A row answered by another version, and where it stands in "the most recent rows". */
+interface OlderRow {
+	itemIndex: number;
+	at: number;
+	order: number;
+	answer: ItemAnswer;
+}
+
+/**
+ * The order of "the most recent rows": by `reviewed_at`, newest first; rows without it (rows a
+ * team loaded) after those, the last added first: the Data Table row's `id` (ids grow as rows are
+ * added), else the table's order.
+ */
+function mostRecentFirst(a: OlderRow, b: OlderRow): number {
+	return b.at - a.at || b.order - a.order || b.itemIndex - a.itemIndex;
+}
+
+function orderOf(json: IDataObject, itemIndex: number): number {
+	const id = ownValue(json, 'id');
+	const number = typeof id === 'string' && id !== '' ? Number(id) : id;
+	return typeof number === 'number' && Number.isFinite(number) ? number : itemIndex;
 }
 
 /**
  * The plan of a watch over stored rows: a row stored on the live version is scored from its
- * answer; of the rows stored on another version, the `sample` most recent (by reviewed_at) are
- * decided again, the others left out of the figures (sample 0: all decided). Rows with no stored
- * answer are decided as any labeled item.
+ * answer; of the rows stored on another version, the `sample` most recent (mostRecentFirst) are
+ * decided again and paired with their stored answer, the others left out of the figures (sample
+ * 0: all decided). `tested`: the change was tested at an earlier run, so none is decided again:
+ * one change, one test, at most `sample` units. Rows with no stored answer are decided as any
+ * labeled item.
  */
 export function planStored(
 	items: INodeExecutionData[],
@@ -414,6 +444,7 @@ export function planStored(
 	decision: EvaluationDecision,
 	liveVersion: number | null,
 	sample: number,
+	tested?: { at: string | null },
 ): StoredPlan {
 	const plan: StoredPlan = {
 		carried: [...carried],
@@ -421,8 +452,9 @@ export function planStored(
 		left: new Map(),
 		fromStore: 0,
 		oldVersions: [],
+		...(tested ? { tested } : {}),
 	};
-	const older: Array<{ itemIndex: number; at: number; answer: ItemAnswer }> = [];
+	const older: OlderRow[] = [];
 	const versions = new Set<number>();
 	items.forEach((item, itemIndex) => {
 		if (checked.errors[itemIndex] || carried[itemIndex]) return;
@@ -434,16 +466,18 @@ export function planStored(
 			return;
 		}
 		if (stored.version !== null) versions.add(stored.version);
-		older.push({
-			itemIndex,
-			at: reviewedAtOf(item.json) ?? -Infinity,
-			answer: stored.answer,
-		});
+		const at = reviewedAtOf(item.json) ?? -Infinity;
+		older.push({ itemIndex, at, order: orderOf(item.json, itemIndex), answer: stored.answer });
 	});
-	// Most recent first; the same time keeps the table's order (the later row first).
-	older.sort((a, b) => b.at - a.at || b.itemIndex - a.itemIndex);
+	older.sort(mostRecentFirst);
+	const live = liveVersion ?? '–';
 	older.forEach((each, at) => {
-		if (sample > 0 && at >= sample)
+		if (tested)
+			plan.left.set(
+				each.itemIndex,
+				`Answered by an earlier version; version ${live} was live at the last run${tested.at ? ` (${tested.at})` : ''}, which tested the change: not decided again (Version Change Sample)`,
+			);
+		else if (sample > 0 && at >= sample)
 			plan.left.set(
 				each.itemIndex,
 				`Answered by an earlier version; not among the ${sample} most recent rows decided again (Version Change Sample)`,

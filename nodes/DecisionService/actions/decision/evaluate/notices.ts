@@ -36,8 +36,11 @@ export function summaryNotices(
 	metrics: Metrics,
 	unscored: { badRows: BadRow[]; notScored: NotScored[] },
 	cost: Cost,
+	/** Sentences said after the summary's own (the rows a version change left out). */
+	more: ReadonlyArray<string | undefined> = [],
 ) {
 	const summary = summaryOf(metrics, cost);
+	for (const sentence of more) if (sentence) summary.sentences.push(sentence);
 	const badRows = unscored.badRows.map(badRowText);
 	const notScoredBecause = unique(unscored.notScored.map((each) => each.reason)).join('; ');
 	if (unscored.notScored.length)

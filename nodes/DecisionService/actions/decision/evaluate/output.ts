@@ -21,9 +21,11 @@ import type { BadRow, NotScored, Scoring } from './inputs';
 import { ownValue } from '../../../../../src/contract';
 
 /**
- * A stored review row decided again (a version change): the new answer in the row's own columns
- * (src/answer/labeled-row.ts), keyed by its review_id, for a Data Table Upsert to keep, so the
- * next run scores it free. Undefined for an item that is not a stored review.
+ * A row decided here (a row with no stored answer, or one decided again on a version change): the
+ * new answer in the row's own columns (src/answer/labeled-row.ts), with the row's Data Table `id`
+ * and its `review_id` when it has them, for a Data Table Update (by `id`) or Upsert (by
+ * `review_id`) to keep on the row: the next run scores it free, and the next version change pairs
+ * it with this answer. Undefined for an item with neither (nothing to key the row on).
  */
 function storedRowUpdate(
 	item: INodeExecutionData,
@@ -37,10 +39,14 @@ function storedRowUpdate(
 	version: number | null | undefined,
 ): IDataObject | undefined {
 	const reviewId = ownValue(item.json, 'review_id');
-	if (typeof reviewId !== 'string' || reviewId === '') return undefined;
+	const id = ownValue(item.json, 'id');
+	const hasReviewId = typeof reviewId === 'string' && reviewId !== '';
+	const hasId = typeof id === 'number' || (typeof id === 'string' && id !== '');
+	if (!hasReviewId && !hasId) return undefined;
 	const said = scored.predicted ?? scored.guess;
 	return {
-		review_id: reviewId,
+		...(hasId ? { id } : {}),
+		...(hasReviewId ? { review_id: reviewId } : {}),
 		run_id: run.run_id,
 		machine_status: scored.status,
 		machine_answer:

@@ -21,6 +21,7 @@ import {
 	type FiguresRow,
 	type Metrics,
 	type RecentStratum,
+	type PairedCount,
 	type ScoredItem,
 	type Summary,
 } from '../../../../../src/evaluate';
@@ -80,61 +81,103 @@ function watchEvidence(
 	watch: { falseAlarmRate: number; threshold: number; windowDays: number; now: number },
 ): { evidence: Evidence[] } {
 	const strata = recentStrata(items, metrics, watch.now - watch.windowDays * DAY_MS);
-	const live = new Map<number, boolean>();
-	for (const outcome of metrics.items) {
-		const right = rightOf(outcome);
-		if (right !== null) live.set(outcome.index, right);
-	}
 	const options = { falseAlarmRate: watch.falseAlarmRate, threshold: watch.threshold };
 	const evidence: Evidence[] = [];
 	// With no earlier (or no recent) row of a kind there is nothing to test: said as too few rows.
 	if (strata.length) evidence.push(recentEvidence(strata, options));
-	if (plan.sampled.size) {
-		// The old version's answers scored as the live ones are: the same rules, the same rows.
-		const indexes = [...plan.sampled.keys()].filter((index) => live.has(index));
-		const old: ScoredItem[] = indexes.map((index) => ({
-			expected: metrics.items.find((each) => each.index === index)!.expected,
-			run: plan.sampled.get(index)!,
-			charged: 0,
-		}));
-		const { metrics: oldMetrics } = evaluate(decision, old, evaluateOptions);
-		const pairs = { n: 0, onlyOld: 0, onlyLive: 0, both: 0 };
-		oldMetrics.items.forEach((outcome, at) => {
-			const before = rightOf(outcome);
-			const after = live.get(indexes[at]);
-			if (before === null || after === undefined) return;
-			pairs.n++;
-			if (before && after) pairs.both++;
-			else if (before) pairs.onlyOld++;
-			else if (after) pairs.onlyLive++;
-		});
-		if (pairs.n) evidence.push(versionEvidence(pairs, options));
-	}
+	const pairs = versionPairs(metrics, plan, decision, evaluateOptions);
+	if (pairs.n) evidence.push(versionEvidence(pairs, options));
 	return { evidence };
 }
 
-/** What the run did with the stored rows, said before the cost. */
+/**
+ * A version change, paired: the rows decided again (the sample, every kind of row: reviewed,
+ * audited, loaded) judged on the live version and on the old version's stored answer, by the same
+ * rules (a doubtful row by its guess). Nothing paired when no row was decided again.
+ */
+export function versionPairs(
+	metrics: Metrics,
+	plan: Pick<StoredPlan, 'sampled'>,
+	decision: EvaluationDecision,
+	evaluateOptions: Parameters<typeof evaluate>[2],
+): PairedCount {
+	const pairs = { n: 0, onlyOld: 0, onlyLive: 0, both: 0 };
+	if (!plan.sampled.size) return pairs;
+	const live = new Map<number, { right: boolean; expected: ScoredItem['expected'] }>();
+	for (const outcome of metrics.items) {
+		const right = rightOf(outcome);
+		if (right !== null) live.set(outcome.index, { right, expected: outcome.expected });
+	}
+	const indexes = [...plan.sampled.keys()].filter((index) => live.has(index));
+	const old: ScoredItem[] = indexes.map((index) => ({
+		expected: live.get(index)!.expected,
+		run: plan.sampled.get(index)!,
+		charged: 0,
+	}));
+	const { metrics: oldMetrics } = evaluate(decision, old, evaluateOptions);
+	oldMetrics.items.forEach((outcome, at) => {
+		const before = rightOf(outcome);
+		if (before === null) return;
+		const after = live.get(indexes[at])!.right;
+		pairs.n++;
+		if (before && after) pairs.both++;
+		else if (before) pairs.onlyOld++;
+		else if (after) pairs.onlyLive++;
+	});
+	return pairs;
+}
+
+const rows = (count: number) => `${count} ${count === 1 ? 'row' : 'rows'}`;
+const units = (count: number) => `${count} ${count === 1 ? 'unit' : 'units'}`;
+const answeredBy = ({ oldVersions }: Pick<StoredPlan, 'oldVersions'>) =>
+	oldVersions.length ? `version ${oldVersions.join(', ')}` : 'an earlier version';
+
+/**
+ * The rows left out of the figures on a version change, and why, in one sentence (the message,
+ * the summary and the HTML report say it alike); undefined when none was.
+ */
+export function leftOutWords(
+	plan: Pick<StoredPlan, 'left' | 'sampled' | 'oldVersions' | 'tested'>,
+	liveVersion: number | null,
+): string | undefined {
+	if (!plan.left.size) return undefined;
+	const was = answeredBy(plan);
+	const live = liveVersion ?? '–';
+	if (plan.tested)
+		return `${rows(plan.left.size)} answered by ${was} left out of these figures: version ${live} was live at the last run${plan.tested.at ? ` (${plan.tested.at})` : ''}, which tested the change, so they are not decided again (0 units).`;
+	return `${rows(plan.left.size)} answered by ${was} left out of these figures: beyond the ${plan.sampled.size} most recent decided again on version ${live} (Version Change Sample).`;
+}
+
+/** What the run did with the stored rows and the rows with none, said before the cost. */
 function storedLines(
 	plan: StoredPlan,
 	liveVersion: number | null,
-	scoring: { scoredIndexes: number[] },
-	liveCharged: number,
+	scoring: Pick<Scoring, 'scored' | 'scoredIndexes'>,
 ): string[] {
 	const lines: string[] = [];
-	const scored = new Set(scoring.scoredIndexes);
-	const sampled = [...plan.sampled.keys()].filter((index) => scored.has(index)).length;
+	const live = liveVersion ?? '–';
+	let sampled = 0;
+	let fresh = 0;
+	scoring.scoredIndexes.forEach((index, at) => {
+		if (scoring.scored[at].charged !== 1) return;
+		if (plan.sampled.has(index)) sampled++;
+		else fresh++;
+	});
 	if (plan.fromStore)
 		lines.push(
-			`${plan.fromStore} stored rows scored from the answer version ${liveVersion ?? '–'} gave them: free.`,
+			`${plan.fromStore} stored rows scored from the answer version ${live} gave them: free.`,
 		);
-	if (plan.sampled.size || plan.left.size) {
-		const was = plan.oldVersions.length
-			? `version ${plan.oldVersions.join(', ')}`
-			: 'an earlier version';
+	if (plan.sampled.size) {
 		lines.push(
-			`The live version changed (rows answered by ${was}): the ${sampled} most recent rows decided on version ${liveVersion ?? '–'} (${liveCharged} units; store their answers and the next run is free)${plan.left.size ? `, ${plan.left.size} older rows left out of these figures` : ''}.`,
+			`The live version changed (rows answered by ${answeredBy(plan)}): the ${sampled} most recent rows decided on version ${live} and paired with their stored answers (${units(sampled)}; store their answers and the next run is free).`,
 		);
 	}
+	if (fresh)
+		lines.push(
+			`${rows(fresh)} with no stored answer decided on version ${live} (${units(fresh)}; store their answers and the next run scores them free).`,
+		);
+	const left = leftOutWords(plan, liveVersion);
+	if (left) lines.push(left);
 	return lines;
 }
 
@@ -185,6 +228,7 @@ export function figuresAndDrift(run: WatchInputs): {
 		evaluatedAt: new Date().toISOString(),
 		unitsCharged: run.charged.total,
 		notScored: run.unscored.notScored,
+		leftOut: plan.left.size,
 		badRows: run.unscored.badRows,
 	});
 	const watching = options.previousFigures !== undefined;
@@ -206,7 +250,7 @@ export function figuresAndDrift(run: WatchInputs): {
 			notScoredBecause: run.said.notScoredBecause,
 			paidUpstream: run.cost.upstream,
 			...(watch ? { evidence: watch.evidence } : {}),
-			extraLines: [...storedLines(plan, liveVersion, scoring, run.charged.live)],
+			extraLines: storedLines(plan, liveVersion, scoring),
 			doubtful: [...doubtfulLines(metrics), ...allTrafficLines(metrics)],
 		},
 	);
