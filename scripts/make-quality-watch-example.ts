@@ -43,6 +43,12 @@ const service = 'n8n-nodes-decision-service.decisionService';
 export const REVIEWS_TABLE = 'decision_reviews';
 export const FIGURES_TABLE = 'decision_quality';
 
+/** Data Table: each item updates the row whose `id` it carries (an Update never adds a row). */
+function updateById(id: string, name: string, tableName: string, position: [number, number]): Node {
+	const upsert = upsertRows(id, name, tableName, 'id', position);
+	return { ...upsert, parameters: { ...upsert.parameters, operation: 'update' } };
+}
+
 /** Data Table: the rows of one decision. */
 function rowsOf(
 	id: string,
@@ -86,7 +92,7 @@ const uuid = (prefix: string, n: number) =>
 const W = (n: number) => uuid('7a11c4e0-5e32', n);
 const WATCH_NOTE = [
 	'## What a run costs',
-	`A stored review keeps the answer of the version that made it: while that version is live, each row is scored from it, **free**, and a doubtful row is never sent to the service again. When the live version changes, the **200 most recent rows** are decided on it (*Version Change Sample*: at most 200 units that week) and compared with their old answers, paired; *Store new answers* keeps the new ones, so the next run is free again. Rows you add without an answer are decided once (one unit each), then stored. *Max Decides per Execution* caps a run: rows beyond it are not sent, and the report is **partial**: never compared nor a baseline.`,
+	`A stored review keeps the answer of the version that made it: while that version is live, each row is scored from it, **free**, and a doubtful row is never sent to the service again. Rows you add without an answer are decided once (one unit each); *Store new answers* keeps the answer on the row (by its \`id\`). When the live version changes, the **200 most recent rows** of every kind are decided on it (*Version Change Sample*) and compared with their old answers, paired: **one change, one test, at most 200 units in all**. The runs after it (the last figures are on the new version) decide none again: older rows stay out of the figures, and the message says how many. *Max Decides per Execution* caps a run: rows beyond it are not sent, and the report is **partial**: never compared nor a baseline.`,
 	'',
 	"A bad row (an answer the decision does not know, none at all) never stops the run: the report's `bad_rows` and its message name each one, with what to fix.",
 	'',
@@ -156,7 +162,7 @@ const watchNodes: Node[] = [
 				conditions: [
 					{
 						id: W(13),
-						leftValue: "={{ $json.stored_row?.review_id ?? '' }}",
+						leftValue: "={{ String($json.stored_row?.id ?? '') }}",
 						rightValue: '',
 						operator: { type: 'string', operation: 'notEmpty', singleValue: true },
 					},
@@ -167,8 +173,10 @@ const watchNodes: Node[] = [
 		},
 	},
 	fieldAsItem(W(14), 'New answer', 'stored_row', [1580, 480]),
-	// The new answers on their rows (keyed on review_id): the next run scores them free.
-	upsertRows(W(15), 'Store new answers', REVIEWS_TABLE, 'review_id', [1800, 480]),
+	// The new answers on their own rows (by the Data Table row's id; a row with no answer stored,
+	// a review or a row a team loaded): the next run scores them free, the next version change
+	// pairs them with these answers.
+	updateById(W(15), 'Store new answers', REVIEWS_TABLE, [1800, 480]),
 	noOp(W(11), 'Alert: accuracy dropped', [1360, 660]),
 	sticky(W(12), 'What a run costs', [560, -160], [760, 400], WATCH_NOTE),
 ];
@@ -198,7 +206,7 @@ const watch = {
 	settings: { executionOrder: 'v1' },
 	pinData: {},
 	meta: {
-		description: `Every Monday: the reviews stored by the review example (table ${REVIEWS_TABLE}) scored from the answers they keep (free while their version is live; on a version change the 200 most recent decided again and their new answers stored), the recent rows tested against the rows before; the report's message is ready for Slack or e-mail, and Drift gets it on a drop beyond chance (1 % false-alarm rate) of at least 5 points.`,
+		description: `Every Monday: the rows of ${REVIEWS_TABLE} (reviews and rows a team loaded) scored from the answers they keep (free while their version is live; a row without one decided once and its answer kept on it; on a version change the 200 most recent decided again, paired, once per change), the recent rows tested against the rows before; the report's message is ready for Slack or e-mail, and Drift gets it on a drop beyond chance (1 % false-alarm rate) of at least 5 points.`,
 	},
 };
 
@@ -206,7 +214,7 @@ const watch = {
 const C = (n: number) => uuid('7a11c4e0-5e33', n);
 const COMPARE_NOTE = [
 	'## Before a change goes live',
-	'Set **Compare With Version** in *Try a version* to the version you want to try. Each stored row is decided on the live version and on that one: **two units per row**.',
+	'Set **Compare With Version** in *Try a version* to the version you want to try. Each stored row is decided on that version (**one unit per row**) and scored on the live one from the answer it keeps, free (a row with no answer on the live version is decided on it too: one more unit). The report says what it charged.',
 	'',
 	"The report's `comparison.summary` says it as a decision: right and wrong answers of each version on the same rows, and the cost.",
 ].join('\n');
@@ -249,7 +257,7 @@ const compare = {
 	settings: { executionOrder: 'v1' },
 	pinData: {},
 	meta: {
-		description: `The reviews stored in ${REVIEWS_TABLE} decided on the live version and on a pinned one (two units per row): which answers more right, which more wrong, at what cost.`,
+		description: `The reviews stored in ${REVIEWS_TABLE} decided on a pinned version (one unit per row) beside the live version's answers they keep (free; a row without one is decided on it too): which answers more right, which more wrong, at what cost.`,
 	},
 };
 
