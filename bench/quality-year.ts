@@ -5,9 +5,10 @@
  * items nobody reviewed), and each week the watch runs Evaluate's own steps on them: checkAll,
  * planRows (the stored answers, the Version Change Sample), the decides (a simulated service, one
  * unit each), scoreRows (`evaluate`), figuresAndDrift (the recent test like with like, the
- * version test, the alert) and scoredItems (`stored_row`, which *Store new answers* upserts on
- * `review_id`, as the example does). The figures row is the next run's Previous Figures. Only the
- * service and the people are simulated; every choice the watch makes is the node's.
+ * version test, the alert) and scoredItems (`stored_row`, which *Store new answers* writes on
+ * the row with its Data Table `id`, as the example does). The figures row is the next run's
+ * Previous Figures. Only the service and the people are simulated; every choice the watch makes
+ * is the node's.
  *
  * The machine: an item is doubtful (uncertain, its guess right 60 % of the time, or a tie: no
  * guess) or confident (answered, right 97 %); a new version answers a row as the old one did with
@@ -148,6 +149,12 @@ function newRow(world: World, quality: Quality | undefined): Row {
 	};
 }
 
+/** A row inserted in the Data Table, which gives it its own `id`. */
+function store(world: World, row: Row): void {
+	row.cells = { id: world.rows.length + 1, ...row.cells };
+	world.rows.push(row);
+}
+
 /** A week of traffic: the reviews and the rows of items left, written as Review writes them. */
 function trafficOf(world: World, week: number): void {
 	const { scenario, random } = world;
@@ -188,7 +195,7 @@ function trafficOf(world: World, week: number): void {
 				agreed: said[0] === row.expected,
 				reviewedAt,
 			});
-		world.rows.push(row);
+		store(world, row);
 	}
 }
 
@@ -197,14 +204,13 @@ function loadRows(world: World, count: number): void {
 	for (let at = 0; at < count; at++) {
 		const row = newRow(world, undefined);
 		row.cells = {
-			id: world.rows.length + 1,
 			review_id: `labeled-set/${world.nextId++}`,
 			status: 'labeled',
 			answer: row.expected,
 			decision: SLUG,
 			input: JSON.stringify({ subject: `loaded ${at}` }),
 		};
-		world.rows.push(row);
+		store(world, row);
 	}
 }
 
@@ -324,7 +330,7 @@ function watchRun(world: World): RunResult {
 		unscored: { badRows: unscored.badRows.length, notScored: unscored.notScored.length },
 		said: { badRows: [], notScoredBecause: '' },
 	});
-	// *Decided again* → *New answer* → *Store new answers* (Upsert on review_id).
+	// *Decided again* → *New answer* → *Store new answers* (Update by the Data Table row's id).
 	const outcome = { decision, metrics, scoring, left: planned.plan.left, repeats: planned.repeats };
 	const scored = scoredItems(
 		items,
@@ -334,10 +340,10 @@ function watchRun(world: World): RunResult {
 		'decision',
 		false,
 	);
-	const byReview = new Map(world.rows.map((row) => [row.cells.review_id, row]));
+	const byId = new Map(world.rows.map((row) => [row.cells.id, row]));
 	for (const item of scored) {
 		const update = item.json.stored_row as IDataObject | undefined;
-		if (update) Object.assign(byReview.get(update.review_id)!.cells, update);
+		if (update) Object.assign(byId.get(update.id)!.cells, update);
 	}
 	if (!figures.partial) world.previous = figures;
 	return {
