@@ -6,15 +6,19 @@
  * 1. Flow A routes 40 tickets twice with Audit Share 20 %: each time the queue
  *    (`decision_audit_queue`, created by the first run) gains one row per confident answer the
  *    test's own draw picks (`inAuditSample` on the input as sent), the same inputs both times; the
- *    answers still reach their teams, marked `audit_share`. One unit per ticket, none more.
+ *    answers still reach their teams, marked `audit_share`. One unit per ticket, none more. Its
+ *    doubtful tickets wait for a person (the page linked in *Message for doubtful tickets*): each
+ *    run reviews them as labeled but the first, left for later, and every one leaves a row in
+ *    `decision_reviews` (`stratum: doubtful`; the one left `not_reviewed`).
  * 2. Flow B drains the queue: a person reviews the first copy of each picked ticket on the page
  *    (agreeing with most, not with one) and leaves the second copies. The reviews land in
  *    `decision_reviews` with `stratum: audited` and `audit_share`; the reviewed rows leave the
  *    queue, the others stay for the next drain. No unit.
  * 3. The review example adds doubtful rows; the quality watch (examples/quality-watch.json)
  *    evaluates the table: its accuracy over all traffic and its interval equal the test's own
- *    recomputation (weighedRate, ties counted as not right) from the rows and the answers the
- *    sandbox stored for their runs. Every unit a run states is the growth of the service's usage.
+ *    recomputation (weighedRate, ties counted as not right, the `not_reviewed` rows counted in
+ *    the doubtful population, not scored) from the rows and the answers the sandbox stored for
+ *    their runs. Every unit a run states is the growth of the service's usage.
  *
  * On n8n 2.x only (jest project `n8n 2.x`): Review waits on n8n 2's signed resume URL only, and
  * n8n 1.123's Data Table node finds a table by its id only (docs/quality-watch.md).
@@ -63,7 +67,15 @@ import {
 	REVIEWS_TABLE,
 } from '../../scripts/make-audit-example';
 import { makeLabeledSet } from '../../scripts/make-labeled-set';
-import { REVIEW_TICKETS, choicesFor, reviewedOf, ticketItem } from '../support/review';
+import {
+	REVIEW_TICKETS,
+	choicesFor,
+	isDoubtful,
+	laterOf,
+	reviewedOf,
+	runIdsBySubject,
+	ticketItem,
+} from '../support/review';
 
 jest.setTimeout(900_000);
 
@@ -77,7 +89,11 @@ const REVIEW = { id: 'dsAuditReview', path: 'audit-review', name: 'Audit: doubtf
 const WATCH = { id: 'dsAuditWatch', path: 'audit-watch', name: 'Audit: quality watch' };
 const ROUTE = 'Route ticket';
 const TEAMS = 4;
+/** Route ticket's Uncertain and Pending Review: flow A's doubtful tickets, reviewed in the run. */
+const DOUBTFUL_OUTPUTS = [4, 6] as const;
 const AUDIT_OUTPUT = 7;
+/** Flow A's node that writes the link to its doubtful tickets' review page. */
+const DOUBTFUL_MESSAGE = 'Message for doubtful tickets';
 const EVALUATE = 'Watch quality';
 
 /** 40 labeled tickets, each subject made unique (the page's items are found by it). */
@@ -162,8 +178,13 @@ interface Ran {
 }
 const routed: Ran[] = [];
 const queued: Row[][] = [];
+/** Per run of flow A: its doubtful tickets' subjects, and the one left for later. */
+const doubtfulRouted: Array<{ subjects: string[]; left: string }> = [];
+/** Per run of flow A: the rows it stored in `decision_reviews`. */
+const doubtfulStored: Row[][] = [];
 let drained: Ran;
 let queueAfterDrain: Row[];
+/** The rows the drain stored in `decision_reviews` (its execution's). */
 let auditedRows: Row[];
 let doubtful: Ran;
 let watch: Ran;
@@ -189,6 +210,37 @@ async function finished(id: string, before: number): Promise<Ran> {
 	return { execution, charged: (await sb.usage(KEY)).used - before };
 }
 
+/**
+ * Flow A once: its doubtful tickets wait for a person on the page its message links to, who
+ * reviews them as labeled but the first, left for later (a `not_reviewed` row).
+ */
+async function routeOnce(): Promise<Ran> {
+	const before = (await sb.usage(KEY)).used;
+	const id = await fire(AUDIT.id, ROUTE_PATH, { tickets: sent });
+	const waiting = await waitForExecution(session, id, ['waiting', 'success', 'error', 'crashed']);
+	expect({ execution: id, status: waiting.status }).toEqual({ execution: id, status: 'waiting' });
+	const subjects = outputsOf(waiting, ROUTE)
+		.slice(...DOUBTFUL_OUTPUTS)
+		.flat()
+		.map((item) => String(item.json.subject));
+	expect(subjects.length).toBeGreaterThan(1);
+	const [left, ...reviewed] = subjects;
+	const link = waitingLinkIn(waiting, DOUBTFUL_MESSAGE);
+	const page = await openPage(link);
+	const form = parseForm(page.html);
+	fillReview(
+		page.html,
+		form,
+		reviewed.map((marker) => ({
+			marker,
+			answer: TICKETS.find((ticket) => ticket.subject === marker)!.expected,
+		})),
+	);
+	await submitForm(link, form);
+	doubtfulRouted.push({ subjects, left });
+	return finished(id, before);
+}
+
 beforeAll(async () => {
 	sb = await startTestSandbox();
 	work = mkdtempSync(join(tmpdir(), 'decision-service-audit-'));
@@ -203,12 +255,17 @@ beforeAll(async () => {
 
 	// 1. Flow A twice: the queue table is created by the first run.
 	for (let run = 0; run < 2; run++) {
-		const before = (await sb.usage(KEY)).used;
-		routed.push(await finished(await fire(AUDIT.id, ROUTE_PATH, { tickets: sent }), before));
+		routed.push(await routeOnce());
 		queueTable ??= await findTable(session, project, QUEUE_TABLE);
 		if (!queueTable) throw new Error(`flow A created no table ${QUEUE_TABLE}`);
 		const rows = await readRows(session, queueTable);
 		queued.push(rows.slice(queued.flat().length));
+		reviewsTable = (await findTable(session, project, REVIEWS_TABLE))!;
+		doubtfulStored.push(
+			(await readRows(session, reviewsTable)).filter(
+				(row) => row.execution_id === routed[run].execution.id,
+			),
+		);
 	}
 
 	// 2. Flow B: a person reviews the first copy of each queued ticket, leaves the second.
@@ -232,8 +289,7 @@ beforeAll(async () => {
 	);
 	await submitForm(link, form);
 	drained = await finished(drain, before);
-	reviewsTable = (await findTable(session, project, REVIEWS_TABLE))!;
-	auditedRows = await readRows(session, reviewsTable);
+	auditedRows = (await readRows(session, reviewsTable)).filter((row) => row.execution_id === drain);
 	queueAfterDrain = await readRows(session, queueTable!);
 
 	// 3. Doubtful rows from the review example, then the quality watch on the table.
@@ -337,6 +393,32 @@ describe(`the audit sample in real n8n (examples/${AUDIT_EXAMPLE})`, () => {
 		);
 	});
 
+	it("stores a row for each of flow A's doubtful tickets: stratum doubtful, the one left not_reviewed", () => {
+		for (const [run, { subjects, left }] of doubtfulRouted.entries()) {
+			const runIds = runIdsBySubject(routed[run].execution, ROUTE);
+			const rows = doubtfulStored[run];
+			expect(
+				rows
+					.map((row) => ({ run: row.run_id, status: row.status, stratum: row.stratum }))
+					.sort((a, b) => String(a.run).localeCompare(String(b.run))),
+			).toEqual(
+				subjects
+					.map((subject) => ({
+						run: runIds.get(subject),
+						status: subject === left ? 'not_reviewed' : 'reviewed',
+						stratum: 'doubtful',
+					}))
+					.sort((a, b) => String(a.run).localeCompare(String(b.run))),
+			);
+			for (const row of rows)
+				if (row.status === 'reviewed')
+					expect(row.answer).toBe(
+						TICKETS.find((ticket) => ticket.subject === JSON.parse(String(row.input)).subject)!
+							.expected,
+					);
+		}
+	});
+
 	it('stores each review of the drain with stratum audited and its share; the reviewed rows leave the queue, the others stay; no unit', () => {
 		expect(auditedRows).toHaveLength(queued[0].length);
 		for (const queuedRow of queued[0]) {
@@ -379,26 +461,60 @@ describe(`the audit sample in real n8n (examples/${AUDIT_EXAMPLE})`, () => {
 				accuracy: number;
 				accuracy_interval: { low: number; high: number; n: number };
 				rows: { doubtful: number; audited: number };
+				not_reviewed: { doubtful: number; audited: number };
 				reason: string | null;
 			};
 			units: { charged: number };
 		};
-		const reviewedDoubtful = reviewedOf(REVIEW_TICKETS);
+		// A row per doubtful ticket, reviewed or not: flow A's two runs and the review example's.
+		const doubtfulTickets =
+			doubtfulRouted.flatMap(({ subjects }) => subjects).length +
+			REVIEW_TICKETS.filter((ticket) => isDoubtful(ticket)).length;
+		const leftDoubtful = doubtfulRouted.length + laterOf(REVIEW_TICKETS).length;
 		const withStratum = storedRows.filter(
 			(row) => row.stratum === 'doubtful' || row.stratum === 'audited',
 		);
-		expect(withStratum.filter((row) => row.stratum === 'doubtful')).toHaveLength(
-			reviewedDoubtful.length,
+		const doubtfulRows = withStratum.filter((row) => row.stratum === 'doubtful');
+		expect(doubtfulRows).toHaveLength(doubtfulTickets);
+		expect(doubtfulRows.filter((row) => row.status === 'not_reviewed')).toHaveLength(leftDoubtful);
+		expect(doubtfulRows.filter((row) => row.status === 'reviewed')).toHaveLength(
+			doubtfulTickets - leftDoubtful,
 		);
+		expect(
+			storedRows.filter(
+				(row) =>
+					row.stratum === 'doubtful' &&
+					row.status === 'reviewed' &&
+					reviewedOf(REVIEW_TICKETS).some(
+						(ticket) => JSON.parse(String(row.input)).subject === ticket.subject,
+					),
+			),
+		).toHaveLength(reviewedOf(REVIEW_TICKETS).length);
 
 		// Right: the person's answer is the machine's answer on its run (or, on a doubtful run, its
 		// guess), read from the run the sandbox stored; a tie at the top is no guess: left out.
 		const keys = evaluationDecisionOf(decision).keys;
 		const strata = new Map<
 			string,
-			{ right: number; rows: number; population: number; share: number }
+			{ right: number; rows: number; population: number; share: number; notReviewed: number }
 		>();
 		for (const row of withStratum) {
+			const key = row.stratum === 'doubtful' ? 'doubtful' : `audited ${String(row.audit_share)}`;
+			const π = row.stratum === 'doubtful' ? 1 : Number(row.audit_share);
+			const stratum = strata.get(key) ?? {
+				right: 0,
+				rows: 0,
+				population: 0,
+				share: π,
+				notReviewed: 0,
+			};
+			strata.set(key, stratum);
+			// An item nobody reviewed: in its stratum's population, not scored (issue 43).
+			stratum.population += 1 / π;
+			if (row.status === 'not_reviewed') {
+				stratum.notReviewed++;
+				continue;
+			}
 			const stored = await sb.control<{ version: number; response: Run }>(
 				'GET',
 				`/runs/${String(row.run_id)}?key=${KEY}`,
@@ -406,13 +522,8 @@ describe(`the audit sample in real n8n (examples/${AUDIT_EXAMPLE})`, () => {
 			const read = readAnswer(stored.response, decision.type, keys)!;
 			// A run with no answer and no guess (a tie) counts as not right (issue 43).
 			const machine = read.answer?.[0] ?? read.guess?.[0];
-			const key = row.stratum === 'doubtful' ? 'doubtful' : `audited ${String(row.audit_share)}`;
-			const π = row.stratum === 'doubtful' ? 1 : Number(row.audit_share);
-			const stratum = strata.get(key) ?? { right: 0, rows: 0, population: 0, share: π };
 			stratum.rows++;
-			stratum.population += 1 / π;
 			if (machine !== undefined && machine === row.answer) stratum.right++;
-			strata.set(key, stratum);
 		}
 		const audited = strata.get(`audited ${SHARE}`)!;
 		expect(audited.rows).toBe(auditedRows.length);
@@ -423,6 +534,7 @@ describe(`the audit sample in real n8n (examples/${AUDIT_EXAMPLE})`, () => {
 			doubtful: strata.get('doubtful')?.rows ?? 0,
 			audited: audited.rows,
 		});
+		expect(report.all_traffic.not_reviewed).toEqual({ doubtful: leftDoubtful, audited: 0 });
 		// Fewer than 10 audited rows: "not enough items yet", not a figure.
 		const figure = audited.rows >= 10;
 		if (!figure)
