@@ -6,11 +6,13 @@
  * credential (Pro key) and the example workflows imported. In the editor the owner:
  *
  *  1. opens the example "ticket routing with a review by a person" and, from the + after one of
- *     its nodes, finds the operation: "review" in n8n's node panel lists the node, whose actions
- *     include "Wait for a person to review items" (nothing is added);
- *  2. sees the Review node's outputs, Not Reviewed first, then the teams; runs the example with
- *     the workflow's Execute button: the message for reviewers is written, then the execution
- *     waits on the Review node, with no item count on any of its wires (nothing went anywhere yet).
+ *     its nodes (Unrouted, whose output is free), finds the operation: "review" in n8n's node panel
+ *     lists the node, whose actions include "Wait for a person to review items" (nothing is added);
+ *  2. sees the Review node's outputs, Not Reviewed first, then the teams, and Decide's two doubtful
+ *     outputs (Uncertain, Pending Review) gathered into Review by the Merge "Doubtful tickets"; runs
+ *     the example with the workflow's Execute button: the message for reviewers is written, then
+ *     the execution waits on the Review node, with no item count on any of its wires (nothing went
+ *     anywhere yet); the page's tickets are what the Merge gathered from those two outputs.
  *
  * A ticket the service sent to its own review queue carries its `review_url`: on the sandbox of
  * `npm start` that link opens a page (200, HTML) about the run.
@@ -28,7 +30,9 @@
  * taps Send review: two tickets are left, so a confirmation says so first (the number as a screen
  * reader hears it) and "Send anyway" sends. The execution finishes with each picked ticket on its
  * team's node and the others on the team lead's; each pick sent one feedback: a tied ticket's pick
- * is recorded `agreed: false` with the pick as its feedback, never `correct`.
+ * is recorded `agreed: false` with the pick as its feedback, never `correct`. The store branch
+ * (Store reviews, running examples/review-store.json) stores one row per doubtful ticket: reviewed
+ * for a pick, not_reviewed for one left for later (the team lead's node feeds it too).
  *
  * The thank-you page says the link is now closed; opened again, n8n answers it itself (its 409,
  * the limit docs/what-happens-when.md names).
@@ -80,11 +84,26 @@ const ours = example.nodes.filter((node) => node.type === NODE_TYPE);
 const DECIDE = ours.find((node) => node.parameters.operation === 'decide')!.name;
 const reviewNode = ours.find((node) => node.parameters.operation === 'review')!;
 const REVIEW = reviewNode.name;
+/** Decide's outputs, in order (its error output is not named). */
+const DECIDE_OUTPUTS = outputNamesOf(ours.find((node) => node.name === DECIDE)!.parameters);
+/** The nodes an output of `node` is wired to (none when it is free). */
+const wiredFrom = (node: string, index: number) =>
+	(example.connections[node]?.main[index] ?? []).map((target) => target.node);
+/** Decide's doubtful outputs: both gathered into the Review node (examples/ticket-routing-review.json). */
+const DOUBTFUL_OUTPUTS = ['Uncertain', 'Pending Review'];
+/** The Merge (Append) that gathers them and feeds the message and Review: one page, one wait. */
+const GATHER = wiredFrom(DECIDE, DECIDE_OUTPUTS.indexOf('Pending Review'))[0];
+/** The node of Decide's Other output: its output is free, so the canvas draws a + after it. */
+const UNROUTED = wiredFrom(DECIDE, DECIDE_OUTPUTS.indexOf('Other'))[0];
 /** What the canvas shows on the Review node: Not Reviewed, then Decide's answers. */
 const REVIEW_OUTPUTS = [NOT_REVIEWED, 'billing', 'technical', 'sales', 'account'];
 /** The node an output of the Review node is wired to. */
 const targetOf = (output: string) =>
 	example.connections[REVIEW].main[outputNamesOf(reviewNode.parameters).indexOf(output)][0].node;
+/** The store branch's row node, fed by the reviewed tickets and by the team lead's (not reviewed). */
+const LABELED_ROW = wiredFrom(targetOf(NOT_REVIEWED), 0)[0];
+/** The Execute Workflow node after it, which stores the rows (examples/review-store.json). */
+const STORE = wiredFrom(LABELED_ROW, 0)[0];
 /** The example's sample tickets (its Set node's JSON): their e-mail addresses must stay hidden. */
 const SAMPLE_EMAILS = example.nodes.flatMap((node) =>
 	// The sample data: a JSON text (a node whose JSON output is an expression holds none).
@@ -125,8 +144,10 @@ const { step, failed, fail } = stepsOn(() => current());
 let executionId: string;
 let waiting: Execution;
 let link: string;
-/** Subjects of the tickets Decide sent to Pending Review (to the Review node), in order. */
+/** Subjects of the doubtful tickets the Merge gathered into the Review node (Uncertain, then Pending Review), in order. */
 let doubtful: string[];
+/** Their runs, in the same order. */
+let doubtfulRuns: string[];
 
 /** A reviewer's browser: a context of its own, no n8n session. */
 async function reviewerPage(
@@ -249,11 +270,13 @@ on2('Review in the n8n editor and on its page (real browser)', () => {
 		'finds Review from the + after a node: "review" lists the node, its action "Wait for a person to review items"',
 		async () => {
 			await page.goto(`${rig!.n8n.url}/workflow/${example.id}`);
-			const lead = targetOf(NOT_REVIEWED);
-			await ui.canvasNode(lead).waitFor({ timeout: UI_TIMEOUT });
+			// A node with nothing after it (the team lead's node now feeds the store branch).
+			expect(UNROUTED).toBe('Unrouted');
+			expect(wiredFrom(UNROUTED, 0)).toEqual([]);
+			await ui.canvasNode(UNROUTED).waitFor({ timeout: UI_TIMEOUT });
 			const nodes = await page.getByTestId('canvas-node').count();
-			await ui.canvasNode(lead).hover();
-			await ui.outputHandles(lead).getByTestId('canvas-handle-plus').click();
+			await ui.canvasNode(UNROUTED).hover();
+			await ui.outputHandles(UNROUTED).getByTestId('canvas-handle-plus').click();
 			const creator = await ui.nodePanel();
 			await ui.searchNodePanel('review', 'Decision Service');
 			await ui.pickInNodePanel('Decision Service');
@@ -274,7 +297,7 @@ on2('Review in the n8n editor and on its page (real browser)', () => {
 	);
 
 	step(
-		"on the example's canvas, the Review node's outputs are Not Reviewed, then the teams, each wired to its node",
+		"on the example's canvas, the Review node's outputs are Not Reviewed, then the teams, each wired to its node; Uncertain and Pending Review reach it through one Merge",
 		async () => {
 			await ui.canvasNode(REVIEW).waitFor({ timeout: UI_TIMEOUT });
 			await eventually(
@@ -289,6 +312,33 @@ on2('Review in the n8n editor and on its page (real browser)', () => {
 				'Sales team',
 				'Account management',
 			]);
+			// Decide's two doubtful outputs meet in one Merge (Append), which feeds the message and
+			// Review: n8n runs a node once per wire that has items, and only the first run would wait.
+			expect(
+				DOUBTFUL_OUTPUTS.map((output) => wiredFrom(DECIDE, DECIDE_OUTPUTS.indexOf(output))),
+			).toEqual([[GATHER], [GATHER]]);
+			expect(example.connections[DECIDE].main[DECIDE_OUTPUTS.indexOf('Uncertain')]![0].index).toBe(
+				0,
+			);
+			expect(
+				example.connections[DECIDE].main[DECIDE_OUTPUTS.indexOf('Pending Review')]![0].index,
+			).toBe(1);
+			expect(wiredFrom(GATHER, 0).sort()).toEqual([MESSAGE_NODE, REVIEW].sort());
+			// On the canvas too: a wire from each doubtful output into the Merge, one on to Review.
+			await ui.canvasNode(GATHER).waitFor({ timeout: UI_TIMEOUT });
+			const wires = (source: string, target: string) =>
+				page
+					.locator(
+						`[data-test-id="edge-label"][data-source-node-name="${source}"][data-target-node-name="${target}"]`,
+					)
+					.count();
+			await eventually(
+				async () => ({
+					intoMerge: await wires(DECIDE, GATHER),
+					intoReview: await wires(GATHER, REVIEW),
+				}),
+				(count) => expect(count).toEqual({ intoMerge: DOUBTFUL_OUTPUTS.length, intoReview: 1 }),
+			);
 		},
 	);
 
@@ -306,12 +356,20 @@ on2('Review in the n8n editor and on its page (real browser)', () => {
 			executionId = started.id;
 			waiting = await waitForExecution(session, executionId, ['waiting'], 240_000);
 			expect(waiting.lastNodeExecuted).toBe(REVIEW);
-			// Route ticket's Pending Review output: the tickets the page must show.
-			const pending = outputNamesOf(ours.find((node) => node.name === DECIDE)!.parameters).indexOf(
-				'Pending Review',
+			// What the Merge gathered from Route ticket's Uncertain and Pending Review outputs, in that
+			// order (Append): the tickets the page must show.
+			const gathered = waiting.outputs[GATHER]?.[0] ?? [];
+			const subjectsOf = (items: typeof gathered) => items.map((item) => String(item.json.subject));
+			doubtful = subjectsOf(gathered);
+			expect(doubtful).toEqual(
+				DOUBTFUL_OUTPUTS.flatMap((output) =>
+					subjectsOf(waiting.outputs[DECIDE][DECIDE_OUTPUTS.indexOf(output)] ?? []),
+				),
 			);
-			doubtful = (waiting.outputs[DECIDE][pending] ?? []).map((item) => String(item.json.subject));
-			tiedAt = (waiting.outputs[DECIDE][pending] ?? []).map((item) =>
+			doubtfulRuns = gathered.map((item) =>
+				String((item.json.decision as { run_id: string }).run_id),
+			);
+			tiedAt = gathered.map((item) =>
 				tiesAtTop((item.json.decision as { probabilities: Record<string, number> }).probabilities),
 			);
 			expect(doubtful).toEqual(expect.arrayContaining(PICKS.map((pick) => pick.subject)));
@@ -324,7 +382,7 @@ on2('Review in the n8n editor and on its page (real browser)', () => {
 				.canvasNode(REVIEW)
 				.locator('[data-test-id="canvas-default-node"].waiting')
 				.waitFor({ timeout: 90_000 });
-			await ui.frameNodes([DECIDE, MESSAGE_NODE, REVIEW, ...REVIEW_OUTPUTS.map(targetOf)]);
+			await ui.frameNodes([DECIDE, GATHER, MESSAGE_NODE, REVIEW, ...REVIEW_OUTPUTS.map(targetOf)]);
 			// No wire of the Review node claims items while it waits: none went anywhere yet.
 			for (const output of REVIEW_OUTPUTS)
 				expect({ output, items: await ui.edgeLabel(REVIEW, targetOf(output)) }).toEqual({
@@ -338,9 +396,7 @@ on2('Review in the n8n editor and on its page (real browser)', () => {
 	step(
 		"the service's own review_url on a Pending Review ticket opens a page on npm start's sandbox",
 		async () => {
-			const pending = outputNamesOf(ours.find((node) => node.name === DECIDE)!.parameters).indexOf(
-				'Pending Review',
-			);
+			const pending = DECIDE_OUTPUTS.indexOf('Pending Review');
 			const text = JSON.stringify(
 				(waiting.outputs[DECIDE][pending] ?? []).map((item) => item.json),
 			);
@@ -556,7 +612,7 @@ on2('Review in the n8n editor and on its page (real browser)', () => {
 	});
 
 	step(
-		"the execution finishes: each picked ticket on its team's node, the others on the team lead's, one feedback each",
+		"the execution finishes: each picked ticket on its team's node, the others on the team lead's, one feedback each, a stored row each",
 		async () => {
 			const finished = await waitForExecution(session, executionId, ['success'], 240_000);
 			const ended = whereItemsEnded(finished, REVIEW_OUTPUTS.map(targetOf));
@@ -592,6 +648,21 @@ on2('Review in the n8n editor and on its page (real browser)', () => {
 			expect(feedbackPosts(exchanges).map(runIdOfPost).sort()).toEqual(
 				PICKS.map((pick) => runIds.get(pick.subject)).sort(),
 			);
+			// The store branch gets a row for every doubtful ticket: the picked ones reviewed, the
+			// ones left for later not_reviewed (the team lead's node feeds it too); Store reviews runs
+			// examples/review-store.json, which gives back each row as the Data Table stored it (its id).
+			const rowsWanted = doubtful
+				.map((subject, index) => [
+					doubtfulRuns[index],
+					PICKS.some((pick) => pick.subject === subject) ? 'reviewed' : 'not_reviewed',
+				])
+				.sort();
+			const rows = (finished.outputs[LABELED_ROW] ?? []).flat().map((item) => item.json);
+			expect(rows.map((row) => [row.run_id, row.status]).sort()).toEqual(rowsWanted);
+			const stored = (finished.outputs[STORE] ?? []).flat().map((item) => item.json);
+			expect(stored.map((row) => [row.run_id, row.status, typeof row.id]).sort()).toEqual(
+				rowsWanted.map((row) => [...row, 'number']),
+			);
 		},
 	);
 
@@ -622,7 +693,7 @@ on2('Review in the n8n editor and on its page (real browser)', () => {
 				(shown) => expect(shown).toEqual(expected),
 				60_000,
 			);
-			await ui.frameNodes([DECIDE, MESSAGE_NODE, REVIEW, ...REVIEW_OUTPUTS.map(targetOf)]);
+			await ui.frameNodes([DECIDE, GATHER, MESSAGE_NODE, REVIEW, ...REVIEW_OUTPUTS.map(targetOf)]);
 			await ui.screenshot('review-on-canvas');
 		},
 	);
@@ -678,7 +749,9 @@ on2('Review in the n8n editor and on its page (real browser)', () => {
 			await eventually(
 				() => output.innerText(),
 				(text) => {
-					expect(text).toMatch(/Not Reviewed Branch \(2 items\)/i);
+					expect(text).toMatch(
+						new RegExp(`Not Reviewed Branch \\(${doubtful.length - PICKS.length} items\\)`, 'i'),
+					);
 					for (const pick of PICKS)
 						expect(text).toMatch(new RegExp(`${pick.answer} Branch \\(1 item\\)`, 'i'));
 				},
