@@ -23,7 +23,7 @@ export const signed = (value: number): string =>
  * The evidence behind an alert: a change with its 95 % interval and a one-sided p-value for a
  * drop, tested at the false-alarm rate the user sets. `recent`: rows reviewed within the window
  * against the rows before (two-proportion test, different rows); `version`: the same rows on the
- * old and the live version (paired, McNemar's exact test).
+ * old and the live version (paired, McNemar's mid-p test).
  */
 export interface Evidence {
 	kind: 'recent' | 'version';
@@ -263,8 +263,8 @@ export interface PairedCount {
 }
 
 /**
- * The same rows on the old and the live version: McNemar's exact test, one-sided for a drop
- * (P(X ≤ onlyLive), X ~ Binomial(discordant, ½)); the change's 95 % interval from the Wilson
+ * The same rows on the old and the live version: McNemar's mid-p test, one-sided for a drop
+ * (P(X < onlyLive) + P(X = onlyLive)/2, X ~ Binomial(discordant, ½)); the change's 95 % interval from the Wilson
  * intervals of the rows only one version got right.
  */
 export function versionEvidence(pairs: PairedCount, options: EvidenceOptions): Evidence {
@@ -287,7 +287,17 @@ export function versionEvidence(pairs: PairedCount, options: EvidenceOptions): E
 			low: toPoints(d - Math.hypot(g - gained.low, lost.high - l)),
 			high: toPoints(d + Math.hypot(gained.high - g, l - lost.low)),
 		};
-		pValue = discordant === 0 ? 1 : binomialCdf(onlyLive, discordant, 0.5);
+		// Mid-p (Fagerland, Lydersen & Laake 2013): half the weight of the observed count. The exact
+		// conditional test holds its rate far under the one set at small counts; mid-p found a
+		// version 10 points worse on its first run in 94.7 % of 300 changes at a sample of 200,
+		// against 90 % exact (bench/quality-year.ts), its rate with no change at most 1.11 % at 1 %
+		// over every outcome (test/unit/evaluate-version-change.test.ts).
+		pValue =
+			discordant === 0
+				? 1
+				: binomialCdf(onlyLive - 1, discordant, 0.5) +
+					0.5 *
+						(binomialCdf(onlyLive, discordant, 0.5) - binomialCdf(onlyLive - 1, discordant, 0.5));
 	}
 	return evidenceOf('version', before, after, change, pValue, n, options);
 }

@@ -93,7 +93,8 @@ function watchEvidence(
 /**
  * A version change, paired: the rows decided again (the sample, every kind of row: reviewed,
  * audited, loaded) judged on the live version and on the old version's stored answer, by the same
- * rules (a doubtful row by its guess). Nothing paired when no row was decided again.
+ * rules (a doubtful row by its guess; with none, a tie, not right). Nothing paired when no row was
+ * decided again.
  */
 export function versionPairs(
 	metrics: Metrics,
@@ -105,8 +106,9 @@ export function versionPairs(
 	if (!plan.sampled.size) return pairs;
 	const live = new Map<number, { right: boolean; expected: ScoredItem['expected'] }>();
 	for (const outcome of metrics.items) {
-		const right = rightOf(outcome);
-		if (right !== null) live.set(outcome.index, { right, expected: outcome.expected });
+		// A doubtful row with no guess (a tie) is not answered right: a version that leaves more
+		// ties is worse, and the pair still counts (the rule accuracy over all traffic keeps).
+		live.set(outcome.index, { right: rightOf(outcome) ?? false, expected: outcome.expected });
 	}
 	const indexes = [...plan.sampled.keys()].filter((index) => live.has(index));
 	const old: ScoredItem[] = indexes.map((index) => ({
@@ -116,8 +118,7 @@ export function versionPairs(
 	}));
 	const { metrics: oldMetrics } = evaluate(decision, old, evaluateOptions);
 	oldMetrics.items.forEach((outcome, at) => {
-		const before = rightOf(outcome);
-		if (before === null) return;
+		const before = rightOf(outcome) ?? false;
 		const after = live.get(indexes[at])!.right;
 		pairs.n++;
 		if (before && after) pairs.both++;
