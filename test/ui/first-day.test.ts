@@ -8,7 +8,8 @@
  *     are empty and marked ✕, and the next run puts every item on All Items, none on a team;
  *  3. back to Route to Outputs, saved: the same outputs, names and wires; the next run puts each
  *     ticket on its team again;
- *  4. the audit example: its main button runs Run example (its schedule ships switched off).
+ *  4. the audit example: its main button runs Run example (its schedule ships switched off), whose
+ *     doubtful tickets then wait for a person on Review doubtful tickets.
  *
  * Wires are read back from what the editor saved (n8n's REST API); where items went, from the
  * counts n8n shows on the canvas and from the saved execution.
@@ -399,11 +400,16 @@ describe('the first day: a run, Single Output and back, in the editor', () => {
 			);
 			await button.click();
 			const { data } = (await (await started).json()) as { data: { executionId: string } };
-			const run = await waitForExecution(
-				{ url: rig!.n8n.url, cookie },
-				data.executionId,
-				FINISHED_STATUSES,
-			);
+			// Flow A reviews its doubtful tickets (bb71cc9): the sample's doubtful ones wait there for
+			// a person, so the run stops waiting on that Review, not finished.
+			const run = await waitForExecution({ url: rig!.n8n.url, cookie }, data.executionId, [
+				...FINISHED_STATUSES,
+				'waiting',
+			]);
+			expect({ status: run.status, at: run.lastNodeExecuted }).toEqual({
+				status: 'waiting',
+				at: 'Review doubtful tickets',
+			});
 			expect(Object.keys(run.runData)).toContain('Run example');
 			expect(Object.keys(run.runData)).toContain('Route ticket');
 			expect(Object.keys(run.runData)).not.toContain('Every weekday at 9');
