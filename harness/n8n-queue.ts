@@ -8,7 +8,7 @@
  * `npm run n8n:install` installs redis-server and postgresql when they are missing.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chownSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -271,6 +271,14 @@ export interface QueueN8n {
 	stop(): Promise<void>;
 }
 
+/** Whether workflow `id` (its file in `dir`, as writeWorkflows names it) starts from a webhook. */
+function servesWebhooks(dir: string, id: string): boolean {
+	const file = join(dir, `${id}.json`);
+	if (!existsSync(file)) return true;
+	const workflow = JSON.parse(readFileSync(file, 'utf8')) as { nodes?: Array<{ type?: string }> };
+	return (workflow.nodes ?? []).some((node) => /\.(webhook|formTrigger)$/.test(node.type ?? ''));
+}
+
 /**
  * Services, then the main instance (credential and workflows imported into PostgreSQL, the
  * workflows given in `activate` published so their webhooks answer), then the workers, each with
@@ -362,8 +370,9 @@ export async function startQueueN8n(options: {
 				);
 		});
 		// In queue mode the main instance registers the webhooks of published workflows once it
-		// has become the leader, a moment after it says it is ready.
-		for (const id of options.activate)
+		// has become the leader, a moment after it says it is ready. A published sub-workflow (the
+		// store of reviews, started by Execute Workflow) has none to wait for.
+		for (const id of options.activate.filter((each) => servesWebhooks(options.workflowsDir, each)))
 			await until(
 				`the webhooks of workflow ${id}`,
 				() =>

@@ -69,8 +69,10 @@ beforeAll(async () => {
 	// the quality examples read and write n8n Data Tables, a module `n8n execute` does not start
 	// ("the module is disabled"), so they run in a started n8n (test/e2e/quality-watch.test.ts;
 	// the labeled CSV's form: test/e2e/quality-load.test.ts; the audit example's queue and its
-	// drain: test/e2e/audit-sample.test.ts).
+	// drain: test/e2e/audit-sample.test.ts); the store of reviews is a sub-workflow the review and
+	// audit examples call, with a Data Table too (test/e2e/review-store-faults.test.ts).
 	const ownTests = [
+		'dsExReviewStore',
 		'dsExTicketEval1',
 		'dsExTicketReview',
 		'dsExTicketAudit',
