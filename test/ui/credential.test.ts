@@ -70,7 +70,19 @@ describe("n8n's own address as the Base URL, in the n8n editor (real browser)", 
 		async () => {
 			const modal = page.getByTestId('editCredential-modal');
 			const n8nAddress = rig!.n8n.url.replace(/\/+$/, '');
-			await modal.getByTestId('parameter-input-baseUrl').locator('input').fill(n8nAddress);
+			// n8n tests a saved credential when its modal opens and redraws the form with the result;
+			// a value typed before that redraw can be lost (seen on a loaded machine): wait for it,
+			// then type, and read the field back before saving.
+			await eventually(
+				() => modal.innerText(),
+				(text) => expect(text).toContain('Connection tested successfully'),
+			);
+			const baseUrl = modal.getByTestId('parameter-input-baseUrl').locator('input');
+			await baseUrl.fill(n8nAddress);
+			await eventually(
+				() => baseUrl.inputValue(),
+				(value) => expect(value).toBe(n8nAddress),
+			);
 			const tested = page.waitForResponse(
 				(response) =>
 					response.request().method() === 'POST' &&
