@@ -56,6 +56,8 @@ interface Quality {
 }
 const BASE: Quality = { guess: 0.6, answer: 0.97 };
 const WORSE: Quality = { guess: 0.5, answer: 0.87 };
+/** Worse where the machine doubts only: the sample's other side (it takes every kind in turn). */
+const WORSE_GUESS: Quality = { guess: 0.4, answer: 0.97 };
 
 export interface Scenario {
 	name: string;
@@ -483,6 +485,18 @@ export function scenarios(): Scenario[] {
 				[14, WORSE],
 				[18, BASE],
 				[22, WORSE],
+			]),
+		},
+		{
+			...base,
+			name: 'a version worse on doubtful items only (guess 60 → 40 %; weeks 6, 14, 22)',
+			quiet: false,
+			versions: new Map([
+				[6, WORSE_GUESS],
+				[10, BASE],
+				[14, WORSE_GUESS],
+				[18, BASE],
+				[22, WORSE_GUESS],
 			]),
 		},
 	];

@@ -27,6 +27,8 @@ export {
 	LOADED,
 	pValueWords,
 	recentEvidence,
+	STRATA,
+	stratumOf,
 	versionEvidence,
 	type Evidence,
 	type EvidenceOptions,

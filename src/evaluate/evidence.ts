@@ -13,6 +13,7 @@ import {
 	type ProportionCount,
 	type ProportionInterval,
 } from './stats';
+import { ownValue } from '../contract/own';
 
 /** A change in points with its sign: "+1.5", "−2.0", "±0.0" (drift.ts says points the same way). */
 
@@ -199,6 +200,15 @@ function recentWhat(
 
 /** The stratum of rows a team loaded (no `stratum`): compared with loaded rows only. */
 export const LOADED = 'loaded';
+
+/** The kinds of labeled rows, in the order the watch lists and samples them. */
+export const STRATA = ['doubtful', 'audited', LOADED] as const;
+
+/** A labeled row's kind: its `stratum` as Review wrote it, else a row a team loaded. */
+export function stratumOf(row: Record<string, unknown>): (typeof STRATA)[number] {
+	const stratum = ownValue(row, 'stratum');
+	return stratum === 'doubtful' || stratum === 'audited' ? stratum : LOADED;
+}
 
 /**
  * Recent rows against the rows before them (different rows), like with like: each stratum

@@ -608,7 +608,7 @@ on2(`quality watched with n8n ${n8nVersion()}'s Data Tables`, () => {
 
 	it('a version change decides only the sample', () => {
 		const [[report], scored, drift] = outputsOf(lenient.execution, EVALUATE);
-		// Version Change Sample 10: the 10 most recent rows decided on version 2, no more.
+		// Version Change Sample 10: 10 rows decided on version 2, no more.
 		expect(lenient.charged).toBe(SAMPLE);
 		expect((report.json.units as { charged: number }).charged).toBe(SAMPLE);
 		expect(report.json.total).toBe(SAMPLE);
@@ -622,7 +622,7 @@ on2(`quality watched with n8n ${n8nVersion()}'s Data Tables`, () => {
 		).toHaveLength(judgedOf(storedRows) - SAMPLE);
 		const message = String(report.json.message);
 		expect(message).toContain(
-			`the ${SAMPLE} most recent rows decided on version 2 and paired with their stored answers (${SAMPLE} units`,
+			`${SAMPLE} rows decided on version 2, the most recent of each kind in turn, and paired with their stored answers (${SAMPLE} units`,
 		);
 		expect(message).toContain(
 			`${judgedOf(storedRows) - SAMPLE} rows answered by version 1 left out of these figures`,

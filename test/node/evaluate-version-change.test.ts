@@ -196,7 +196,7 @@ describe('one change, one alert, at most the sample in all', () => {
 			new RegExp(`on ${SAMPLE} labeled items since .* \\(${left} rows left out\\):`),
 		);
 		expect(message).toContain(
-			`${left} rows answered by version 1 left out of these figures: beyond the ${SAMPLE} most recent decided again on version ${v2} (Version Change Sample).`,
+			`${left} rows answered by version 1 left out of these figures: beyond the ${SAMPLE} decided again on version ${v2}, the most recent of each kind (Version Change Sample).`,
 		);
 		// The report's summary (the HTML report's first lines) says it too.
 		expect(String(a.report.summary)).toContain(

@@ -454,7 +454,9 @@ describe('Evaluate as a watch over stored review rows', () => {
 			partial: false,
 		});
 		expect(report.json.message).toContain(`Cost: ${grown} units.`);
-		expect(report.json.message).toContain('the 5 most recent rows decided on version');
+		expect(report.json.message).toContain(
+			`5 rows decided on version ${version}, the most recent of each kind in turn, and paired`,
+		);
 		expect(report.json.message).toContain(
 			`10 rows answered by version ${version + 1} left out of these figures`,
 		);

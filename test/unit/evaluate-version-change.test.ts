@@ -77,7 +77,34 @@ describe('planStored: the rows a version change decides again', () => {
 		expect([...planned.sampled.keys()]).toEqual([4, 0, 1]);
 		expect([...planned.left.keys()].sort()).toEqual([2, 3]);
 		expect(planned.oldVersions).toEqual([1]);
-		expect(planned.left.get(2)).toContain('not among the 3 most recent rows decided again');
+		expect(planned.left.get(2)).toContain(
+			'not among the 3 rows decided again, the most recent of each kind',
+		);
+	});
+
+	it('takes the most recent of each kind in turn, so a week of doubtful reviews does not fill it', () => {
+		const now = Date.UTC(2026, 11, 7);
+		const reviewed = (at: number, stratum: string, daysAgo: number) =>
+			storedRow(at, 1, { stratum, reviewed_at: new Date(now - daysAgo * DAY).toISOString() });
+		const items = [
+			reviewed(0, 'doubtful', 1),
+			reviewed(1, 'doubtful', 2),
+			reviewed(2, 'doubtful', 3),
+			reviewed(3, 'doubtful', 4),
+			reviewed(4, 'audited', 30),
+			reviewed(5, 'audited', 20),
+			storedRow(6, 1), // loaded: no stratum, no reviewed_at
+			storedRow(7, 1),
+			// A stratum the watch does not know is a row a team loaded, not a fourth kind.
+			storedRow(8, 1, { stratum: 'constructor' }),
+		];
+		// In turn: doubtful (1 day), audited (20 days), loaded (id 9), then the next of each.
+		expect([...plan(items, 2, 6).sampled.keys()]).toEqual([0, 5, 8, 1, 4, 7]);
+		// A kind with no rows left gives its turn to the others.
+		expect([...plan(items, 2, 8).sampled.keys()]).toEqual([0, 5, 8, 1, 4, 7, 2, 6]);
+		expect([...plan(items, 2, 8).left.keys()]).toEqual([3]);
+		// Sample 0: every row, none left.
+		expect(plan(items, 2, 0).sampled.size).toBe(9);
 	});
 
 	it('rows on the live version are scored from their answer; rows with none are not planned', () => {
@@ -102,7 +129,7 @@ describe('planStored: the rows a version change decides again', () => {
 			'5 rows answered by version 1 left out of these figures: version 2 was live at the last run (2026-12-01 08:00 UTC), which tested the change, so they are not decided again (0 units).',
 		);
 		expect(leftOutWords(plan(items, 2, 2), 2)).toBe(
-			'3 rows answered by version 1 left out of these figures: beyond the 2 most recent decided again on version 2 (Version Change Sample).',
+			'3 rows answered by version 1 left out of these figures: beyond the 2 decided again on version 2, the most recent of each kind (Version Change Sample).',
 		);
 		expect(leftOutWords(plan(items, 2, 200), 2)).toBeUndefined();
 	});

@@ -49,7 +49,7 @@ export const description: INodeProperties[] = [
 	},
 	{
 		displayName:
-			'Items that carry a run from an earlier Decide, and stored review rows whose version is the live one, are scored from their answer for free; the others are decided, one unit each. When the live version changed, only the most recent rows (Version Change Sample, 200) are decided: at most 200 units for that run, free again once their new answers are stored. Compare With Version doubles it; Max Decides per Execution caps it.',
+			'Items that carry a run from an earlier Decide, and stored review rows whose version is the live one, are scored from their answer for free; the others are decided, one unit each. When the live version changed, only the most recent rows of each kind (Version Change Sample, 200) are decided: at most 200 units for that run, free again once their new answers are stored. Compare With Version doubles it; Max Decides per Execution caps it.',
 		name: 'evaluateNotice',
 		type: 'notice',
 		default: '',
@@ -140,7 +140,7 @@ export const description: INodeProperties[] = [
 				typeOptions: { minValue: 0 },
 				default: 200,
 				description:
-					'Stored rows answered by another version than the live one: how many of the most recent are decided again (one unit each) and compared with their stored answers; the others are left out of the figures (0 = decide them all)',
+					'Stored rows answered by another version than the live one: how many are decided again (one unit each), the most recent of each kind (doubtful, audited, loaded) in turn, and compared with their stored answers; the others are left out of the figures (0 = decide them all)',
 			},
 			validateInputOption,
 		],

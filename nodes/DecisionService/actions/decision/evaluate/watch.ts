@@ -3,17 +3,18 @@
  * change) and what changed since the previous figures, with the lines the message adds about the
  * stored rows and the doubtful ones (docs/quality-watch.md). The figures are src/evaluate's.
  */
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { INodeExecutionData } from 'n8n-workflow';
 import { ownValue } from '../../../../../src/contract';
 import {
 	allTrafficLines,
 	driftOf,
 	evaluate,
 	figuresRow,
-	LOADED,
 	readFiguresRow,
 	recentEvidence,
 	rightOf,
+	STRATA,
+	stratumOf,
 	versionEvidence,
 	type Cost,
 	type Drift,
@@ -32,12 +33,6 @@ import { reviewedAtOf, type Scoring, type StoredPlan } from './inputs';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** Why a person saw a row (its `stratum`): doubtful, audited, or a row a team loaded (none). */
-function stratumOf(json: IDataObject): string {
-	const stratum = ownValue(json, 'stratum');
-	return stratum === 'doubtful' || stratum === 'audited' ? stratum : LOADED;
-}
-
 /**
  * The recent test's rows, like with like: per stratum (doubtful, audited, loaded), the rows
  * reviewed since `since` (their `reviewed_at`) and the rows before (or with no `reviewed_at`),
@@ -50,7 +45,7 @@ export function recentStrata(
 	since: number,
 ): RecentStratum[] {
 	const strata = new Map<string, RecentStratum>(
-		['doubtful', 'audited', LOADED].map((stratum) => [
+		STRATA.map((stratum) => [
 			stratum,
 			{ stratum, recent: { successes: 0, n: 0 }, earlier: { successes: 0, n: 0 } },
 		]),
@@ -146,7 +141,7 @@ export function leftOutWords(
 	const live = liveVersion ?? '–';
 	if (plan.tested)
 		return `${rows(plan.left.size)} answered by ${was} left out of these figures: version ${live} was live at the last run${plan.tested.at ? ` (${plan.tested.at})` : ''}, which tested the change, so they are not decided again (0 units).`;
-	return `${rows(plan.left.size)} answered by ${was} left out of these figures: beyond the ${plan.sampled.size} most recent decided again on version ${live} (Version Change Sample).`;
+	return `${rows(plan.left.size)} answered by ${was} left out of these figures: beyond the ${plan.sampled.size} decided again on version ${live}, the most recent of each kind (Version Change Sample).`;
 }
 
 /** What the run did with the stored rows and the rows with none, said before the cost. */
@@ -170,7 +165,7 @@ function storedLines(
 		);
 	if (plan.sampled.size) {
 		lines.push(
-			`The live version changed (rows answered by ${answeredBy(plan)}): the ${sampled} most recent rows decided on version ${live} and paired with their stored answers (${units(sampled)}; store their answers and the next run is free).`,
+			`The live version changed (rows answered by ${answeredBy(plan)}): ${sampled} rows decided on version ${live}, the most recent of each kind in turn, and paired with their stored answers (${units(sampled)}; store their answers and the next run is free).`,
 		);
 	}
 	if (fresh)
