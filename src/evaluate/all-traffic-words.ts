@@ -31,7 +31,7 @@ export function allTrafficCoverage(metrics: Metrics): string {
 		if (notReviewed[name]) {
 			const all = rows[name] + notReviewed[name];
 			parts.push(
-				`${rows[name]} of ${all} ${name} items reviewed; the other ${notReviewed[name]} are taken to be like them.`,
+				`${rows[name]} of ${all} ${name} items reviewed; the other ${notReviewed[name] === 1 ? '1 is' : `${notReviewed[name]} are`} taken to be like them.`,
 			);
 		}
 		const ties = strata.filter((s) => s.stratum === name).reduce((sum, s) => sum + s.noGuess, 0);

@@ -502,7 +502,7 @@ on2(`quality watched with n8n ${n8nVersion()}'s Data Tables`, () => {
 		);
 		// It stands in the doubtful population of the accuracy over all traffic.
 		expect(message).toContain(
-			`${judgedOf(reviewRows)} of ${reviewRows.length} doubtful items reviewed; the other ${left} are taken to be like them.`,
+			`${judgedOf(reviewRows)} of ${reviewRows.length} doubtful items reviewed; the other ${left === 1 ? '1 is' : `${left} are`} taken to be like them.`,
 		);
 		expect(message).toContain('No earlier figures: this run is the baseline');
 		expect(drift ?? []).toEqual([]);

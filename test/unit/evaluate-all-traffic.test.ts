@@ -247,6 +247,10 @@ describe('accuracy over all traffic', () => {
 		// Not a row of the estimate: the rows and the other figures are the reviewed ones'.
 		expect(half.total).toBe(16);
 		const words = '4 of 8 doubtful items reviewed; the other 4 are taken to be like them.';
+		// One item left: "is", not "are".
+		expect(allTrafficLines(metricsOf(items, 0.9, unreviewed(1)))[0]).toContain(
+			'4 of 5 doubtful items reviewed; the other 1 is taken to be like them.',
+		);
 		expect(summaryOf(half).sentences[0]).toContain(words);
 		expect(allTrafficLines(half)).toEqual([
 			`• Over all traffic: 71.4% (95% interval ${intervalWords(half.allTraffic.accuracyInterval)}). ${words}`,
