@@ -70,6 +70,7 @@ h2{font-size:1.15rem;margin:28px 0 8px}
 .figures{display:grid;grid-template-columns:repeat(auto-fill,minmax(140px,1fr));gap:10px}
 .figure{background:#fff;border:1px solid #e1e4ee;border-radius:10px;padding:10px 12px}
 .figure .value{display:block;font-size:1.45rem;font-weight:650}
+.figure .value.words{font-size:1.1rem;line-height:1.25;overflow-wrap:break-word}
 .figure .label{display:block;color:#5b6478;font-size:.85rem}
 .figure .ci{display:block;color:#5b6478;font-size:.8rem}
 td .ci{color:#5b6478;font-size:.8rem;margin-left:4px}
@@ -92,10 +93,15 @@ ul.summary{margin:0 0 16px;padding-left:18px}ul.summary li.advice{margin-top:4px
 @media (max-width:480px){body{padding:10px;font-size:14px}.figure .value{font-size:1.2rem}}
 `;
 
-/** A tile: the figure, its label, and (for a rate) its interval and count: "86–97%, 91 items". */
+/**
+ * A tile: the figure, its label, and (for a rate) its interval and count: "86–97%, 91 items". A
+ * figure in words ("none recommended yet") is set smaller: at the number's size its long word ran
+ * out of a narrow tile.
+ */
 function figure(id: string, label: string, value: string, note = ''): string {
 	const ci = note ? `<span class="ci">${escapeHtml(note)}</span>` : '';
-	return `<div class="figure" data-figure="${escapeHtml(id)}"><span class="value">${escapeHtml(value)}</span><span class="label">${escapeHtml(label)}</span>${ci}</div>`;
+	const valueClass = /^[a-z]/i.test(value) ? 'value words' : 'value';
+	return `<div class="figure" data-figure="${escapeHtml(id)}"><span class="${valueClass}">${escapeHtml(value)}</span><span class="label">${escapeHtml(label)}</span>${ci}</div>`;
 }
 
 /** A rate's tile: the rate, then "86–97%, 91 items" (nothing when the rate is undefined). */

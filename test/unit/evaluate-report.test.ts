@@ -23,7 +23,9 @@ const item = (expected: unknown, run: EvaluatedRun, charged = 1): ScoredItem => 
 });
 
 function figureOf(html: string, id: string): string | undefined {
-	const match = new RegExp(`data-figure="${id}"><span class="value">([^<]*)</span>`).exec(html);
+	const match = new RegExp(
+		`data-figure="${id}"><span class="value(?: words)?">([^<]*)</span>`,
+	).exec(html);
 	return match?.[1];
 }
 

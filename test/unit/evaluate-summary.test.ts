@@ -65,7 +65,7 @@ describe('summaryOf', () => {
 		);
 		const html = renderReport(metrics);
 		expect(html).toContain(
-			'data-figure="recommended"><span class="value">not enough items yet</span><span class="label">Minimum confidence for 90.0% accuracy</span><span class="ci">(1; about 35 needed)</span>',
+			'data-figure="recommended"><span class="value words">not enough items yet</span><span class="label">Minimum confidence for 90.0% accuracy</span><span class="ci">(1; about 35 needed)</span>',
 		);
 	});
 
@@ -107,8 +107,8 @@ describe('summaryOf', () => {
 		);
 		expect(summary.sentences.join(' ')).toContain(`${GAP}none needed, leave it at 0 (off)`);
 		const html = renderReport(metrics);
-		expect(html).toMatch(/data-figure="recommended"><span class="value">none needed</);
-		expect(html).toMatch(/data-figure="close-call-gap"><span class="value">none needed</);
+		expect(html).toMatch(/data-figure="recommended"><span class="value words">none needed</);
+		expect(html).toMatch(/data-figure="close-call-gap"><span class="value words">none needed</);
 	});
 
 	it('recommends a Close Call Gap that sends the near ties to review', () => {
@@ -138,7 +138,9 @@ describe('summaryOf', () => {
 			`${GAP}leave it as it is: at 0.05 the answers left are 100% (34–100%, 2 items) right, not enough items yet (2; about 35 needed) to be sure of 90%.`,
 		);
 		const html = renderReport(metrics);
-		expect(html).toMatch(/data-figure="close-call-gap"><span class="value">not enough items yet</);
+		expect(html).toMatch(
+			/data-figure="close-call-gap"><span class="value words">not enough items yet</,
+		);
 	});
 
 	it('says when no number of items is enough: the answers are right exactly at the target', () => {
