@@ -70,7 +70,7 @@ h2{font-size:1.15rem;margin:28px 0 8px}
 .figures{display:grid;grid-template-columns:repeat(auto-fill,minmax(140px,1fr));gap:10px}
 .figure{background:#fff;border:1px solid #e1e4ee;border-radius:10px;padding:10px 12px}
 .figure .value{display:block;font-size:1.45rem;font-weight:650}
-.figure .value.words{font-size:1.1rem;line-height:1.25;overflow-wrap:break-word}
+.figure .value.words{font-size:.92rem;line-height:1.3;overflow-wrap:break-word}
 .figure .label{display:block;color:#5b6478;font-size:.85rem}
 .figure .ci{display:block;color:#5b6478;font-size:.8rem}
 td .ci{color:#5b6478;font-size:.8rem;margin-left:4px}
