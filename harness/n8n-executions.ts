@@ -44,6 +44,37 @@ export function readExample(file: string): WorkflowJson {
 }
 
 /**
+ * The fields that make a trigger node a Webhook trigger (POST `path`, answers at once), spread over
+ * it: its name, position and wires stay. Switched on, as an example may ship its schedule off.
+ */
+export function webhookFields(workflowId: string, path: string) {
+	return {
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		webhookId: `${workflowId}-${path}`,
+		parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
+		disabled: false,
+	};
+}
+
+/** examples/<file> with its trigger (the node whose type ends in Trigger) a webhook in its place. */
+export function exampleOnWebhook(
+	file: string,
+	options: { id: string; name: string; path: string },
+): WorkflowJson {
+	const workflow = readExample(file);
+	return {
+		...workflow,
+		id: options.id,
+		name: options.name,
+		active: false,
+		nodes: workflow.nodes.map((node) =>
+			/Trigger$/.test(node.type) ? { ...node, ...webhookFields(options.id, options.path) } : node,
+		),
+	};
+}
+
+/**
  * The workflow with its manual trigger and the node that makes the sample data replaced by a
  * Webhook trigger (POST `path`, answers at once): the node that split the sample data into items
  * now splits the request's body (`fieldToSplitOut` `tickets` → `body.tickets`). Everything else is

@@ -22,6 +22,7 @@ import {
 	type Execution,
 	type OwnerSession,
 	type WorkflowJson,
+	webhookFields,
 } from '../../harness/n8n-executions';
 import { n8nMajor, n8nVersion } from '../../harness/n8n-install';
 import {
@@ -72,13 +73,7 @@ function flowA(): WorkflowJson {
 		active: false,
 		nodes: workflow.nodes.map((node) => {
 			if (node.type === 'n8n-nodes-base.manualTrigger')
-				return {
-					...node,
-					type: 'n8n-nodes-base.webhook',
-					typeVersion: 2,
-					webhookId: `${FLOW.id}-${FLOW.path}`,
-					parameters: { httpMethod: 'POST', path: FLOW.path, responseMode: 'onReceived' },
-				};
+				return { ...node, ...webhookFields(FLOW.id, FLOW.path) };
 			if (node.name === 'Sample tickets')
 				return { ...node, parameters: { ...node.parameters, jsonOutput: '={{ $json.body }}' } };
 			return node;

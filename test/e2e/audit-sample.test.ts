@@ -40,6 +40,7 @@ import {
 } from '../../harness/n8n-data-tables';
 import type { N8nInstance } from '../../harness/n8n-env';
 import {
+	exampleOnWebhook,
 	readExample,
 	startN8nWithWorkflows,
 	triggerWebhook,
@@ -48,6 +49,7 @@ import {
 	type Item,
 	type OwnerSession,
 	type WorkflowJson,
+	webhookFields,
 } from '../../harness/n8n-executions';
 import {
 	MESSAGE_NODE,
@@ -115,15 +117,6 @@ const inputOf = (ticket: (typeof sent)[number]) => ({
 	plan: ticket.plan,
 });
 
-const webhook = (id: string, path: string) => ({
-	type: 'n8n-nodes-base.webhook',
-	typeVersion: 2,
-	webhookId: `${id}-${path}`,
-	parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
-	// The example ships its schedule switched off (docs/audit.md): the webhook standing for it is on.
-	disabled: false,
-});
-
 /**
  * The audit example with its manual run and its schedule replaced by webhooks (same names, so
  * every wire stays, the queue table's creation too), the sample tickets read from the request.
@@ -137,9 +130,9 @@ function auditWorkflow(): WorkflowJson {
 		active: false,
 		nodes: workflow.nodes.map((node) => {
 			if (node.type === 'n8n-nodes-base.manualTrigger')
-				return { ...node, ...webhook(AUDIT.id, ROUTE_PATH) };
+				return { ...node, ...webhookFields(AUDIT.id, ROUTE_PATH) };
 			if (node.type === 'n8n-nodes-base.scheduleTrigger')
-				return { ...node, ...webhook(AUDIT.id, DRAIN_PATH) };
+				return { ...node, ...webhookFields(AUDIT.id, DRAIN_PATH) };
 			if (node.name === 'Sample tickets')
 				return { ...node, parameters: { ...node.parameters, jsonOutput: '={{ $json.body }}' } };
 			return node;
@@ -148,18 +141,7 @@ function auditWorkflow(): WorkflowJson {
 }
 
 /** The quality watch with its schedule replaced by a webhook. */
-function watchWorkflow(): WorkflowJson {
-	const workflow = readExample('quality-watch.json');
-	return {
-		...workflow,
-		id: WATCH.id,
-		name: WATCH.name,
-		active: false,
-		nodes: workflow.nodes.map((node) =>
-			/Trigger$/.test(node.type) ? { ...node, ...webhook(WATCH.id, WATCH.path) } : node,
-		),
-	};
-}
+const watchWorkflow = () => exampleOnWebhook('quality-watch.json', WATCH);
 
 const review = reviewWorkflow(REVIEW);
 

@@ -29,7 +29,7 @@ import {
 import { n8nMajor, n8nVersion } from '../../harness/n8n-install';
 import type { N8nInstance } from '../../harness/n8n-env';
 import {
-	readExample,
+	exampleOnWebhook,
 	startN8nWithWorkflows,
 	triggerWebhook,
 	waitForExecution,
@@ -54,35 +54,22 @@ const SAMPLED = { id: 'dsVcSampled', path: 'version-change-sampled' };
 
 /** The shipped watch on a webhook; `sample`: its Version Change Sample. */
 function watchOn(options: { id: string; path: string }, sample?: number): WorkflowJson {
-	const workflow = readExample('quality-watch.json');
-	const nodes = workflow.nodes.map((node) => {
-		if (/Trigger$/.test(node.type))
-			return {
-				...node,
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2,
-				webhookId: `${options.id}-hook`,
-				parameters: {
-					httpMethod: 'POST',
-					path: options.path,
-					responseMode: 'onReceived',
-					options: {},
-				},
-			};
-		if (node.name === EVALUATE && sample !== undefined)
-			return {
-				...node,
-				parameters: {
-					...node.parameters,
-					evaluateOptions: {
-						...(node.parameters.evaluateOptions as Record<string, unknown>),
-						versionChangeSample: sample,
+	const workflow = exampleOnWebhook('quality-watch.json', { ...options, name: options.id });
+	const nodes = workflow.nodes.map((node) =>
+		node.name === EVALUATE && sample !== undefined
+			? {
+					...node,
+					parameters: {
+						...node.parameters,
+						evaluateOptions: {
+							...(node.parameters.evaluateOptions as Record<string, unknown>),
+							versionChangeSample: sample,
+						},
 					},
-				},
-			};
-		return node;
-	});
-	return { ...workflow, id: options.id, name: options.id, active: false, nodes };
+				}
+			: node,
+	);
+	return { ...workflow, nodes };
 }
 
 let sb: TestSandbox;

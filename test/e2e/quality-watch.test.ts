@@ -61,9 +61,9 @@ import {
 	type N8nInstance,
 } from '../../harness/n8n-env';
 import {
+	exampleOnWebhook,
 	ownerSession,
 	publishWorkflows,
-	readExample,
 	startN8nWithWorkflows,
 	writeWorkflows,
 	triggerWebhook,
@@ -119,31 +119,12 @@ const BAD_ANSWERS: Array<string | null> = ['refunds', null, '__proto__'];
 const EVALUATE = 'Watch quality';
 const TRY = 'Try a version';
 
-/** An example with its first node (a schedule or a manual trigger) replaced by a webhook. */
-function onWebhook(
+/** An example with its trigger replaced by a webhook, then `change`d. */
+const onWebhook = (
 	file: string,
 	options: { id: string; name: string; path: string },
 	change: (workflow: WorkflowJson) => WorkflowJson = (workflow) => workflow,
-): WorkflowJson {
-	const workflow = readExample(file);
-	const nodes = workflow.nodes.map((node) =>
-		/Trigger$/.test(node.type)
-			? {
-					...node,
-					type: 'n8n-nodes-base.webhook',
-					typeVersion: 2,
-					webhookId: `${options.id}-hook`,
-					parameters: {
-						httpMethod: 'POST',
-						path: options.path,
-						responseMode: 'onReceived',
-						options: {},
-					},
-				}
-			: node,
-	);
-	return change({ ...workflow, id: options.id, name: options.name, active: false, nodes });
-}
+): WorkflowJson => change(exampleOnWebhook(file, options));
 
 const watchWorkflow = onWebhook('quality-watch.json', WATCH);
 /**
