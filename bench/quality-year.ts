@@ -76,14 +76,22 @@ export interface Scenario {
 	versions: Map<number, Quality>;
 	/** Quality of new traffic from a week on (drift), on the live version. */
 	drift?: { week: number; quality: Quality };
+	/**
+	 * A new version doubts other items: an item it answers afresh is doubtful at the scenario's
+	 * share again (else an item is doubtful, or not, on every version).
+	 */
+	statusChurn?: boolean;
 }
 
 /** One item of the simulated traffic, and the row it became. */
 interface Row {
 	cells: IDataObject;
 	expected: string;
+	/** Doubtful on the version live when it came (its row's stratum). */
 	doubtful: boolean;
 	tie: boolean;
+	/** Doubtful per version, with statusChurn (shared across versions with SAME_ANSWER). */
+	doubtfulOn: Map<number, boolean>;
 	/** Its latent draw per version (shared across versions with probability SAME_ANSWER). */
 	draws: Map<number, number>;
 	/** Quality of the traffic it came from (drift), else the version's. */
@@ -115,20 +123,37 @@ function drawOf(world: World, row: Row, version: number): number {
 	return draw;
 }
 
+/** Whether a version doubts a row: its own kind, or (statusChurn) redrawn when answered afresh. */
+function doubtfulOf(world: World, row: Row, version: number): boolean {
+	if (!world.scenario.statusChurn) return row.doubtful;
+	let doubtful = row.doubtfulOn.get(version);
+	if (doubtful === undefined) {
+		if (version < Math.min(...row.doubtfulOn.keys())) return row.doubtful;
+		const before = row.doubtfulOn.has(version - 1)
+			? row.doubtfulOn.get(version - 1)!
+			: doubtfulOf(world, row, version - 1);
+		doubtful = world.random() < SAME_ANSWER ? before : world.random() < world.scenario.doubtful;
+		row.doubtfulOn.set(version, doubtful);
+	}
+	return doubtful;
+}
+
 /** What the service answers for a row on a version: a run as the contract reads it. */
 function runOf(world: World, row: Row, version: number): RunAnswer {
 	const quality = row.quality ?? world.qualities.get(version)!;
-	const right = drawOf(world, row, version) < (row.doubtful ? quality.guess : quality.answer);
+	const doubtful = doubtfulOf(world, row, version);
+	const tie = doubtful && row.tie;
+	const right = drawOf(world, row, version) < (doubtful ? quality.guess : quality.answer);
 	const said = right ? row.expected : wrongKey(row.expected, world.nextId);
 	const other = wrongKey(said, 1);
-	const probabilities = row.tie
+	const probabilities = tie
 		? { [said]: 0.4, [other]: 0.4 }
-		: { [said]: row.doubtful ? 0.5 : 0.9, [other]: row.doubtful ? 0.3 : 0.05 };
+		: { [said]: doubtful ? 0.5 : 0.9, [other]: doubtful ? 0.3 : 0.05 };
 	return {
 		run_id: `run_${world.nextId++}`,
-		status: row.doubtful ? 'uncertain' : 'ok',
-		choice: row.doubtful ? '__uncertain__' : said,
-		confidence: row.doubtful ? 0.5 : 0.9,
+		status: doubtful ? 'uncertain' : 'ok',
+		choice: doubtful ? '__uncertain__' : said,
+		confidence: doubtful ? 0.5 : 0.9,
 		probabilities,
 		version,
 	} as unknown as RunAnswer;
@@ -147,6 +172,7 @@ function newRow(world: World, quality: Quality | undefined): Row {
 		doubtful,
 		tie: doubtful && random() < tieShare,
 		draws: new Map(),
+		doubtfulOn: new Map([[world.live, doubtful]]),
 		...(quality ? { quality } : {}),
 	};
 }
@@ -482,6 +508,24 @@ export function scenarios(): Scenario[] {
 			...base,
 			name: 'a version 10 points worse (weeks 6, 14, 22; better again at 10, 18)',
 			quiet: false,
+			versions: new Map([
+				[6, WORSE],
+				[10, BASE],
+				[14, WORSE],
+				[18, BASE],
+				[22, WORSE],
+			]),
+		},
+		{
+			...base,
+			name: 'quiet, a new version doubts other items (15 % answered afresh)',
+			statusChurn: true,
+		},
+		{
+			...base,
+			name: 'a version 10 points worse that doubts other items (weeks 6, 14, 22)',
+			quiet: false,
+			statusChurn: true,
 			versions: new Map([
 				[6, WORSE],
 				[10, BASE],

@@ -258,8 +258,9 @@ describe("the watch's recent rows, by kind (recentStrata)", () => {
 			{ stratum: 'doubtful', status: 'not_reviewed', reviewed_at: recent },
 			{ stratum: 'doubtful', reviewed_at: recent }, // a tie: nothing to judge
 		];
+		// Answered when judged by its answer; doubtful (by its guess, or a tie) otherwise.
 		const outcome = (index: number, correct: boolean | null, guessRight: boolean | null) =>
-			({ index, correct, guessRight }) as ItemOutcome;
+			({ index, correct, guessRight, answered: correct !== null }) as ItemOutcome;
 		const metrics = {
 			items: [
 				outcome(0, null, true),
@@ -281,5 +282,48 @@ describe("the watch's recent rows, by kind (recentStrata)", () => {
 			{ stratum: 'audited', recent: { successes: 1, n: 1 }, earlier: { successes: 0, n: 0 } },
 			{ stratum: LOADED, recent: { successes: 1, n: 1 }, earlier: { successes: 0, n: 1 } },
 		]);
+
+		// A new version answers an earlier doubtful row and doubts an earlier audited one: each is
+		// its own kind, not a gain among doubtful rows nor a drop among audited ones.
+		const moved = recentStrata(
+			[
+				{ json: { stratum: 'doubtful', reviewed_at: recent } },
+				{ json: { stratum: 'doubtful', reviewed_at: old } },
+				{ json: { stratum: 'doubtful', reviewed_at: old } },
+				{ json: { stratum: 'audited', audit_share: 0.2, reviewed_at: recent } },
+				{ json: { stratum: 'audited', audit_share: 0.2, reviewed_at: old } },
+				{ json: {} }, // loaded, doubtful on the live version: still a loaded row
+			],
+			{
+				items: [
+					outcome(0, null, false),
+					outcome(1, true, null), // answered now, right
+					outcome(2, null, true),
+					outcome(3, true, null),
+					outcome(4, null, false), // doubted now, its guess wrong
+					outcome(5, null, true),
+				],
+			},
+			since,
+		);
+		expect(moved).toEqual([
+			{ stratum: 'doubtful', recent: { successes: 0, n: 1 }, earlier: { successes: 1, n: 1 } },
+			{ stratum: 'audited', recent: { successes: 1, n: 1 }, earlier: { successes: 0, n: 0 } },
+			{ stratum: LOADED, recent: { successes: 0, n: 0 }, earlier: { successes: 1, n: 1 } },
+			{
+				stratum: 'doubtful (answered now)',
+				recent: { successes: 0, n: 0 },
+				earlier: { successes: 1, n: 1 },
+			},
+			{
+				stratum: 'audited (doubtful now)',
+				recent: { successes: 0, n: 0 },
+				earlier: { successes: 0, n: 1 },
+			},
+		]);
+		// Said as left out: no row of their kind on the other side.
+		expect(recentEvidence(moved, { falseAlarmRate: 0.01, threshold: 5 }).words).toContain(
+			'1 earlier doubtful (answered now), 1 earlier audited (doubtful now)',
+		);
 	});
 });

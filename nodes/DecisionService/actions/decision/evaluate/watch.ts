@@ -12,6 +12,7 @@ import {
 	figuresRow,
 	readFiguresRow,
 	recentEvidence,
+	LOADED,
 	rightOf,
 	STRATA,
 	stratumOf,
@@ -34,10 +35,20 @@ import { reviewedAtOf, type Scoring, type StoredPlan } from './inputs';
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
- * The recent test's rows, like with like: per stratum (doubtful, audited, loaded), the rows
- * reviewed since `since` (their `reviewed_at`) and the rows before (or with no `reviewed_at`),
- * each right by its answer or (a doubtful run) its guess. A row nobody reviewed (`status`
- * `not_reviewed`) holds no answer of a person: not in the test. Strata in a fixed order.
+ * A reviewed row the live version judges as another kind than when it was reviewed: a doubtful
+ * row it answers, an audited answer it doubts. Its own kind, since a row was reviewed *because*
+ * of the version then live: a new version that answers some doubtful rows is judged on them by
+ * its answer, not its guess, and would read as a gain among doubtful rows (an audited row it
+ * doubts, as a drop) with nothing changed.
+ */
+const MOVED = { doubtful: 'doubtful (answered now)', audited: 'audited (doubtful now)' } as const;
+
+/**
+ * The recent test's rows, like with like: per stratum (doubtful, audited, loaded, and the rows
+ * the live version judges as another kind: MOVED), the rows reviewed since `since` (their
+ * `reviewed_at`) and the rows before (or with no `reviewed_at`), each right by its answer or (a
+ * doubtful run) its guess. A row nobody reviewed (`status` `not_reviewed`) holds no answer of a
+ * person: not in the test. Strata in a fixed order.
  */
 export function recentStrata(
 	items: INodeExecutionData[],
@@ -45,7 +56,7 @@ export function recentStrata(
 	since: number,
 ): RecentStratum[] {
 	const strata = new Map<string, RecentStratum>(
-		STRATA.map((stratum) => [
+		[...STRATA, MOVED.doubtful, MOVED.audited].map((stratum) => [
 			stratum,
 			{ stratum, recent: { successes: 0, n: 0 }, earlier: { successes: 0, n: 0 } },
 		]),
@@ -55,7 +66,9 @@ export function recentStrata(
 		const json = items[outcome.index].json;
 		if (right === null || ownValue(json, 'status') === 'not_reviewed') continue;
 		const at = reviewedAtOf(json);
-		const stratum = strata.get(stratumOf(json))!;
+		const kind = stratumOf(json);
+		const moved = kind !== LOADED && (kind === 'doubtful') === outcome.answered;
+		const stratum = strata.get(moved ? MOVED[kind] : kind)!;
 		const side = at !== null && at >= since ? stratum.recent : stratum.earlier;
 		side.n++;
 		if (right) side.successes++;
