@@ -189,6 +189,12 @@ describe('one change, one alert, at most the sample in all', () => {
 			alert: true,
 		});
 		expect(a.drift).toHaveLength(1);
+		// The sample takes the most recent row of each kind in turn (doubtful, audited, loaded):
+		// 25 of 10 + 10 + 20 rows are 9, 8 and 8 (loaded: the highest ids), not the 20 reviews first.
+		const decided: Record<string, number> = {};
+		for (const item of a.scored.filter((each) => each.json.charged === 1))
+			decided[String(item.json.kind)] = (decided[String(item.json.kind)] ?? 0) + 1;
+		expect(decided).toEqual({ reviewed: 9, audited: 8, loaded: 8 });
 		const left = rows.length - SAMPLE;
 		expect(a.report.figures).toMatchObject({ total: SAMPLE, not_scored: left, partial: false });
 		const message = String(a.report.message);
