@@ -33,10 +33,8 @@ import { planRows, scoreRows } from '../nodes/DecisionService/actions/decision/e
 import { NotAsked, checkAll } from '../nodes/DecisionService/actions/decision/evaluate/inputs';
 import { costOf } from '../nodes/DecisionService/actions/decision/evaluate/notices';
 import { scoredItems } from '../nodes/DecisionService/actions/decision/evaluate/output';
-import {
-	figuresAndDrift,
-	recentStrata,
-} from '../nodes/DecisionService/actions/decision/evaluate/watch';
+import { figuresAndDrift } from '../nodes/DecisionService/actions/decision/evaluate/watch';
+import { recentStrata } from '../nodes/DecisionService/actions/decision/evaluate/recent-rows';
 import { newStats } from '../nodes/DecisionService/pipeline/receipt';
 import { seeded } from '../scripts/make-labeled-set';
 import { flag, option } from './setup';

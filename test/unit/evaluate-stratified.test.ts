@@ -14,7 +14,7 @@ import {
 	type StratumTable,
 } from '../../src/evaluate';
 import type { IDataObject } from 'n8n-workflow';
-import { recentStrata } from '../../nodes/DecisionService/actions/decision/evaluate/watch';
+import { recentStrata } from '../../nodes/DecisionService/actions/decision/evaluate/recent-rows';
 
 /** The parts of jStat these tests call (the package ships no types). */
 interface JStat {

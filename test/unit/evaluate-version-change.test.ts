@@ -234,7 +234,7 @@ describe('versionEvidence: the mid-p McNemar test', () => {
 		// The exact chance of an alert when each discordant pair favours either version evenly,
 		// summed over every outcome (no simulation). Mid-p trades a little of the exact test's
 		// margin for power: at some counts (10, 120, 160) its rate is 1.07–1.10 %, at others under
-		// 1 % (docs/quality-watch.md says so; the bench's quiet runs: 0.04 % from this test).
+		// 1 % (docs/quality-watch.md says so; the bench's quiet runs: 0.00–0.04 % from this test).
 		for (const discordant of [5, 10, 20, 40, 80, 120, 160, 200, 300]) {
 			let alerting = 0;
 			for (let onlyLive = 0; onlyLive <= discordant; onlyLive++) {

@@ -4,7 +4,6 @@
  * stored rows and the doubtful ones (docs/quality-watch.md). The figures are src/evaluate's.
  */
 import type { INodeExecutionData } from 'n8n-workflow';
-import { ownValue } from '../../../../../src/contract';
 import {
 	allTrafficLines,
 	driftOf,
@@ -12,17 +11,13 @@ import {
 	figuresRow,
 	readFiguresRow,
 	recentEvidence,
-	LOADED,
 	rightOf,
-	STRATA,
-	stratumOf,
 	versionEvidence,
 	type Cost,
 	type Drift,
 	type Evidence,
 	type FiguresRow,
 	type Metrics,
-	type RecentStratum,
 	type PairedCount,
 	type ScoredItem,
 	type Summary,
@@ -30,51 +25,10 @@ import {
 import type { Decision } from '../../../../../src/contract';
 import type { EvaluationDecision } from '../../../../../src/answer';
 import type { EvaluateNodeOptions } from './description';
-import { reviewedAtOf, type Scoring, type StoredPlan } from './inputs';
+import type { Scoring, StoredPlan } from './inputs';
+import { recentStrata } from './recent-rows';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-/**
- * A reviewed row the live version judges as another kind than when it was reviewed: a doubtful
- * row it answers, an audited answer it doubts. Its own kind, since a row was reviewed *because*
- * of the version then live: a new version that answers some doubtful rows is judged on them by
- * its answer, not its guess, and would read as a gain among doubtful rows (an audited row it
- * doubts, as a drop) with nothing changed.
- */
-const MOVED = { doubtful: 'doubtful (answered now)', audited: 'audited (doubtful now)' } as const;
-
-/**
- * The recent test's rows, like with like: per stratum (doubtful, audited, loaded, and the rows
- * the live version judges as another kind: MOVED), the rows reviewed since `since` (their
- * `reviewed_at`) and the rows before (or with no `reviewed_at`), each right by its answer or (a
- * doubtful run) its guess. A row nobody reviewed (`status` `not_reviewed`) holds no answer of a
- * person: not in the test. Strata in a fixed order.
- */
-export function recentStrata(
-	items: INodeExecutionData[],
-	metrics: Pick<Metrics, 'items'>,
-	since: number,
-): RecentStratum[] {
-	const strata = new Map<string, RecentStratum>(
-		[...STRATA, MOVED.doubtful, MOVED.audited].map((stratum) => [
-			stratum,
-			{ stratum, recent: { successes: 0, n: 0 }, earlier: { successes: 0, n: 0 } },
-		]),
-	);
-	for (const outcome of metrics.items) {
-		const right = rightOf(outcome);
-		const json = items[outcome.index].json;
-		if (right === null || ownValue(json, 'status') === 'not_reviewed') continue;
-		const at = reviewedAtOf(json);
-		const kind = stratumOf(json);
-		const moved = kind !== LOADED && (kind === 'doubtful') === outcome.answered;
-		const stratum = strata.get(moved ? MOVED[kind] : kind)!;
-		const side = at !== null && at >= since ? stratum.recent : stratum.earlier;
-		side.n++;
-		if (right) side.successes++;
-	}
-	return [...strata.values()].filter((each) => each.recent.n + each.earlier.n > 0);
-}
 
 /**
  * The tests behind the watch's alert: the rows reviewed within the window against the rows before
