@@ -450,8 +450,8 @@ function orderOf(json: IDataObject, itemIndex: number): number {
 /**
  * The plan of a watch over stored rows: a row stored on the live version is scored from its
  * answer; of the rows stored on another version, `sample` rows, the most recent of each kind in
- * turn (inTurnsByKind), are decided again and paired with their stored answer, the others left out of the figures (sample
- * 0: all decided). `tested`: the change was tested at an earlier run, so none is decided again:
+ * turn (inTurnsByKind), are decided again and paired with their stored answer, the others left
+ * out of the figures (sample 0: all decided). `tested`: the change was tested at an earlier run, so none is decided again:
  * one change, one test, at most `sample` units. Rows with no stored answer are decided as any
  * labeled item.
  */
