@@ -39,7 +39,7 @@ import {
 	type WorkflowJson,
 } from '../../harness/n8n-executions';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
-import { SEED_DECISIONS } from '../../sandbox/seed';
+import { publishTicketVersion } from '../support/versions';
 import { makeLabeledSet } from '../../scripts/make-labeled-set';
 
 jest.setTimeout(900_000);
@@ -106,21 +106,7 @@ async function watch(workflow: { id: string; path: string }): Promise<Watched> {
 }
 
 /** A new live version: billing and technical swap descriptions (`swapped`), or as seeded. */
-async function publish(swapped: boolean): Promise<void> {
-	const seeded = SEED_DECISIONS.find((each) => each.slug === SLUG)!;
-	const options = (seeded as { options: Array<{ key: string; description?: string }> }).options;
-	const described = new Map(options.map((option) => [option.key, option.description]));
-	const swap: Record<string, string> = swapped
-		? { billing: 'technical', technical: 'billing' }
-		: {};
-	await sb.control('POST', `/decisions/${SLUG}/versions`, {
-		key: KEY,
-		options: options.map((option) => ({
-			key: option.key,
-			description: described.get(swap[option.key] ?? option.key),
-		})),
-	});
-}
+const publish = (swapped: boolean) => publishTicketVersion(sb, KEY, swapped);
 
 type Evidence = { kind: string; alert: boolean; rows: number };
 const evidenceOf = (report: Record<string, unknown>) =>

@@ -83,7 +83,7 @@ import {
 	MESSAGE_NODE,
 } from '../../harness/n8n-review';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
-import { SEED_DECISIONS } from '../../sandbox/seed';
+import { publishTicketVersion } from '../support/versions';
 import { makeLabeledSet } from '../../scripts/make-labeled-set';
 import {
 	REVIEW_TICKETS,
@@ -264,19 +264,7 @@ async function recomputed(scored: Item[], decision: Decision): Promise<Metrics> 
 }
 
 /** Version 2 goes live: billing and technical swap descriptions (an accuracy drop by design). */
-async function publishSwappedVersion(): Promise<void> {
-	const seeded = SEED_DECISIONS.find((each) => each.slug === SLUG)!;
-	const options = (seeded as { options: Array<{ key: string; description?: string }> }).options;
-	const described = new Map(options.map((option) => [option.key, option.description]));
-	const swap: Record<string, string> = { billing: 'technical', technical: 'billing' };
-	await sb.control('POST', `/decisions/${SLUG}/versions`, {
-		key: KEY,
-		options: options.map((option) => ({
-			key: option.key,
-			description: described.get(swap[option.key] ?? option.key),
-		})),
-	});
-}
+const publishSwappedVersion = () => publishTicketVersion(sb, KEY);
 
 const round = (value: number | null) => (value === null ? null : Math.round(value * 1e4) / 1e4);
 const rightOf = (metrics: Metrics) => metrics.items.filter((each) => each.correct === true).length;

@@ -9,7 +9,7 @@
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 import { runNode } from '../../harness/n8n-engine';
 import { DEMO_KEYS, startTestSandbox, type TestSandbox } from '../../harness/sandbox';
-import { SEED_DECISIONS } from '../../sandbox/seed';
+import { publishTicketVersion } from '../support/versions';
 import { makeLabeledSet } from '../../scripts/make-labeled-set';
 import { locator } from './helpers';
 
@@ -105,17 +105,7 @@ function storeNewAnswers<T extends Row>(rows: T[], scored: INodeExecutionData[])
 
 /** Version 2: billing and technical swap descriptions (far worse on the same rows, by design). */
 async function publishWorseVersion(): Promise<number> {
-	const seeded = SEED_DECISIONS.find((each) => each.slug === SLUG)!;
-	const options = (seeded as { options: Array<{ key: string; description?: string }> }).options;
-	const described = new Map(options.map((option) => [option.key, option.description]));
-	const swap: Record<string, string> = { billing: 'technical', technical: 'billing' };
-	await sb.control('POST', `/decisions/${SLUG}/versions`, {
-		key: KEY,
-		options: options.map((option) => ({
-			key: option.key,
-			description: described.get(swap[option.key] ?? option.key),
-		})),
-	});
+	await publishTicketVersion(sb, KEY);
 	return (await sb.client(KEY).getDecision(SLUG)).live_version as number;
 }
 
